@@ -1,0 +1,71 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import cors from 'cors';
+import { pinoHttp } from 'pino-http';
+import { handle as i18nHandle } from 'i18next-http-middleware';
+import swaggerUi from 'swagger-ui-express';
+import type { Services } from '../config/services.js';
+import { correlationId } from './middleware/correlation-id.js';
+import { unitOfWork } from './middleware/unit-of-work.js';
+import { authenticate } from './middleware/authenticate.js';
+import { createMetrics } from './middleware/metrics.js';
+import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
+import { sessionMiddleware } from './auth/session.js';
+import { mountRoutes } from './routing/mount-routes.js';
+import { allRoutes } from './routes/index.js';
+import { buildOpenApi } from './openapi/build-openapi.js';
+import type { RouteDefinition } from './routing/route-definition.js';
+
+export interface BuiltApp {
+  app: Express;
+  routes: RouteDefinition[];
+  openapi: Record<string, any>;
+}
+
+/** Builds the Express app (no listen): used by the server and by the tests, which listen on port 0. */
+export function createApp(services: Services): BuiltApp {
+  const { config, logger, orm, redis, i18n } = services;
+  const app = express();
+  const routes = allRoutes(services);
+  const openapi = buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' });
+  const metrics = createMetrics();
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+  app.use(correlationId);
+  app.use(metrics.observe);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: req => (req as express.Request).correlationId,
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: {
+        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url, id: req.id }),
+      },
+    }),
+  );
+  app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
+  app.use(cors({ origin: [...config.corsOrigins], credentials: true, exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'] }));
+  app.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(i18nHandle(i18n));
+  app.use(errorStyle);
+  app.use(express.json({ limit: '1mb' }));
+  app.use(unitOfWork(orm));
+  app.use(sessionMiddleware(config, redis));
+  app.use(authenticate(config));
+
+  mountRoutes(app, routes, config);
+  app.get('/api/openapi.json', (_req, res) => res.json(openapi));
+  app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(openapi));
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+  app.use(notFound);
+  app.use(errorHandler);
+  return { app, routes, openapi };
+}

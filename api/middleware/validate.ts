@@ -1,0 +1,52 @@
+import type { NextFunction, Request, Response } from 'express';
+import type Joi from 'joi';
+import type { RouteDefinition } from '../routing/route-definition.js';
+import type { ValidatedInput } from '../request-context.js';
+import { ValidationError, type FieldError, type MessageParams } from '../../domain/shared/errors.js';
+
+const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: true };
+
+function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError {
+  const field = detail.path.map(String).join('.') || String(detail.context?.key ?? 'body');
+  const params: MessageParams = { field };
+  for (const [key, value] of Object.entries(detail.context ?? {})) {
+    if (typeof value === 'string' || typeof value === 'number') params[key] = value;
+    if (Array.isArray(value)) params[key] = value.join(', ');
+  }
+  // Schemas name an i18n key through `.messages()`; otherwise a generic key per joi error type.
+  const messageKey = req.i18n.exists(detail.message)
+    ? detail.message
+    : req.i18n.exists(`validation.${detail.type}`)
+      ? `validation.${detail.type}`
+      : 'error.invalid.parameter';
+  return { field, messageKey, params };
+}
+
+/** Validates params, query and body against the route's joi schemas; the result is the handler's input. */
+export function validateInput(route: RouteDefinition) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const input: ValidatedInput = { params: {}, query: {}, body: undefined };
+    const errors: FieldError[] = [];
+    for (const part of ['params', 'query', 'body'] as const) {
+      const schema = route.request?.[part];
+      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
+      if (!schema) {
+        input[part] = part === 'body' ? req.body : raw;
+        continue;
+      }
+      if (part === 'body' && (raw === undefined || raw === null) && schema.type === 'object') {
+        errors.push({ field: 'body', messageKey: 'error.body.required' });
+        continue;
+      }
+      const { value, error } = schema.validate(raw, OPTIONS);
+      if (error) errors.push(...error.details.map(d => toFieldError(req, d)));
+      else input[part] = value;
+    }
+    if (errors.length > 0) {
+      next(new ValidationError(errors[0].messageKey, { fieldErrors: errors, params: errors[0].params }));
+      return;
+    }
+    res.locals.input = input;
+    next();
+  };
+}

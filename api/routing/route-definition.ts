@@ -1,0 +1,42 @@
+import type { Request, Response } from 'express';
+import type Joi from 'joi';
+import type { ValidatedInput } from '../request-context.js';
+
+/**
+ * public: anyone; auth: any signed-in user; user: ROLE_USER or ROLE_ADMIN; admin: ROLE_ADMIN.
+ * `demoRead` makes a read public while APP_DEMO_READONLY is on. Every non-GET route is a write, answered 403
+ * for everyone in demo mode.
+ */
+export type Access = 'public' | 'auth' | 'user' | 'admin';
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON body schema; omit for an empty body (204) or a non-JSON body. */
+  schema?: Joi.Schema;
+  contentType?: string;
+}
+
+export interface RouteDefinition {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express path, e.g. `/api/inventory/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  demoRead?: boolean;
+  /** Writes that stay allowed in demo mode (login and logout). */
+  allowedInDemo?: boolean;
+  errorStyle?: 'central' | 'product';
+  request?: {
+    params?: Joi.ObjectSchema;
+    query?: Joi.ObjectSchema;
+    body?: Joi.Schema;
+  };
+  responses: Record<number, ResponseSpec>;
+  /** Thin: read `input`, call one use case, present the result. */
+  handler: (req: Request, res: Response, input: ValidatedInput) => Promise<unknown> | unknown;
+  /** Hidden from the OpenAPI document (never used for business routes). */
+  internal?: boolean;
+}
+
+export const defineRoutes = (routes: RouteDefinition[]): RouteDefinition[] => routes;

@@ -1,0 +1,39 @@
+import { createServer, type Server } from 'node:http';
+import type { Services } from '../config/services.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  /** Stops accepting connections and waits for in-flight requests (bounded). */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP server for an already opened set of services. */
+export async function startServer(services: Services, port = services.config.port): Promise<RunningServer> {
+  const { app } = createApp(services);
+  const server = createServer(app);
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 10000;
+  server.requestTimeout = 60000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, resolve);
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  return {
+    server,
+    port: actualPort,
+    stop: () =>
+      new Promise<void>(resolve => {
+        const force = setTimeout(() => server.closeAllConnections(), 8000);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

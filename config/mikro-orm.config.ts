@@ -1,0 +1,30 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITIES } from '../domain/entities.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../domain/migrations', import.meta.url));
+
+/** MikroORM options for a database URL. Migrations are hand-written SQL (checks, triggers, functional indexes). */
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities: [...ENTITIES],
+    extensions: [Migrator],
+    migrations: {
+      path: MIGRATIONS_DIR,
+      pathTs: MIGRATIONS_DIR,
+      glob: '!(*.d).{js,ts}',
+      snapshot: false,
+      silent: true,
+      transactional: true,
+      allOrNothing: true,
+    },
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: 10000 },
+    // pg Pool options: bounded wait for a connection (also while the pool is exhausted) and per statement.
+    driverOptions: { connectionTimeoutMillis: 3000, statement_timeout: 30000, application_name: 'stockroom' },
+    allowGlobalContext: false,
+    debug: false,
+    ensureDatabase: false,
+  });
+}

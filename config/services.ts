@@ -1,0 +1,39 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import type { i18n } from 'i18next';
+import type { Logger } from 'pino';
+import type { Config } from './env.js';
+import { openOrm } from './database.js';
+import { DatabaseProbe } from './database-probe.js';
+import { createI18n } from './i18n.js';
+import { createLogger } from './logger.js';
+import { createRedis } from './redis.js';
+import { QueueProducer } from '../domain/queues/queue-producer.js';
+
+/** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  orm: MikroORM;
+  /** Fail-fast Redis connection for the request path (sessions, rate limits, enqueue). */
+  redis: Redis;
+  queues: QueueProducer;
+  i18n: i18n;
+  probe: DatabaseProbe;
+}
+
+export async function openServices(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Services> {
+  const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
+  const redis = createRedis(config.redisUrl, 'producer');
+  const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
+  const i18n = await createI18n();
+  const probe = new DatabaseProbe(orm);
+  return { config, logger, orm, redis, queues, i18n, probe };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  services.probe.stop();
+  await services.queues.close();
+  await services.redis.quit().catch(() => services.redis.disconnect());
+  await services.orm.close(true);
+}

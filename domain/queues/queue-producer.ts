@@ -1,0 +1,70 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ServiceUnavailableError } from '../shared/errors.js';
+import { QUEUE_NAMES, type QueueName } from './queue-names.js';
+
+/** Completed and failed jobs kept per queue (bounded so Redis memory stays flat). */
+export const JOB_RETENTION = { removeOnComplete: { count: 1000, age: 86400 }, removeOnFail: { count: 5000 } };
+
+/**
+ * Adds jobs on the request path. The connection fails fast (no offline queue) and every add is bounded by a
+ * hard timeout, so Redis being down costs a request at most `timeoutMs` and never hangs it.
+ */
+export class QueueProducer {
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly prefix: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.connection, prefix: this.prefix, skipVersionCheck: true });
+      queue.on('error', () => undefined);
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Adds a job or throws ServiceUnavailableError within the timeout. */
+  async add(name: QueueName, jobName: string, data: object, options: JobsOptions = {}): Promise<string> {
+    const added = this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ServiceUnavailableError('error.queue.unavailable')), this.timeoutMs);
+    });
+    try {
+      const job = await Promise.race([added, timeout]);
+      return job.id ?? '';
+    } catch (error) {
+      added.catch(() => undefined);
+      throw error instanceof ServiceUnavailableError
+        ? error
+        : new ServiceUnavailableError('error.queue.unavailable', { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Best effort: a wake-up call that may be lost (the sweeper is the correctness path). */
+  async addQuietly(name: QueueName, jobName: string, data: object, options: JobsOptions = {}): Promise<boolean> {
+    try {
+      await this.add(name, jobName, data, options);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  allQueues(): Queue[] {
+    return QUEUE_NAMES.map(name => this.queue(name));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map(q => q.close().catch(() => undefined)));
+    this.queues.clear();
+  }
+}

@@ -1,0 +1,56 @@
+import {
+  CheckConstraintViolationException,
+  ConnectionException,
+  DriverException,
+  ForeignKeyConstraintViolationException,
+  NotNullConstraintViolationException,
+  UniqueConstraintViolationException,
+} from '@mikro-orm/postgresql';
+import {
+  AppError,
+  ConflictError,
+  DuplicateResourceError,
+  ServiceUnavailableError,
+  ValidationError,
+} from './errors.js';
+
+/** SQLSTATE codes that mean "the database is not available right now", not "the request is wrong". */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001']);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof ConnectionException) return true;
+  const code = sqlState(error);
+  if (code && (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message);
+}
+
+/**
+ * The one place where database failures become domain errors: unique -> 409 DUPLICATE_RESOURCE,
+ * foreign key -> 409, check / not null -> 400, connection trouble -> 503. Returns undefined for anything else.
+ */
+export function translateDbError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error instanceof UniqueConstraintViolationException || sqlState(error) === '23505')
+    return new DuplicateResourceError('error.duplicate.resource', { cause: error });
+  if (error instanceof ForeignKeyConstraintViolationException || sqlState(error) === '23503')
+    return new ConflictError('error.conflict.reference', { cause: error });
+  if (
+    error instanceof CheckConstraintViolationException ||
+    error instanceof NotNullConstraintViolationException ||
+    sqlState(error) === '23514' ||
+    sqlState(error) === '23502'
+  )
+    return new ValidationError('error.invalid.parameter', { cause: error });
+  if (sqlState(error) === '22P02' || sqlState(error) === '22003')
+    return new ValidationError('error.invalid.parameter', { cause: error });
+  if (isUnavailable(error) || (error instanceof DriverException && isUnavailable(error.cause)))
+    return new ServiceUnavailableError('error.database.unavailable', { cause: error });
+  return undefined;
+}

@@ -1,0 +1,130 @@
+/** Error codes of the central error body (contract, "Errors"). */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'DUPLICATE_RESOURCE'
+  | 'precondition_failed'
+  | 'unprocessable_entity'
+  | 'too_many_requests'
+  | 'payload_too_large'
+  | 'internal_server_error'
+  | 'service_unavailable'
+  | 'VALIDATION_ERROR';
+
+export type MessageParams = Record<string, string | number>;
+
+export interface FieldError {
+  field: string;
+  messageKey: string;
+  params?: MessageParams;
+  /** Position in a batch request, when the field belongs to one row of it. */
+  index?: number;
+}
+
+export interface AppErrorOptions {
+  params?: MessageParams;
+  fieldErrors?: FieldError[];
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Record<string, string>;
+  /** Data an error body may carry (e.g. unknown ids of a bulk request). */
+  details?: unknown;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of the domain: a code, an HTTP status and a message key that is translated only when
+ * the response is built. Only these errors expose their message; anything else becomes a generic 500.
+ */
+export class AppError extends Error {
+  readonly params: MessageParams;
+  readonly fieldErrors: FieldError[];
+  readonly headers: Record<string, string>;
+  readonly details: unknown;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    readonly messageKey: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(messageKey, { cause: options.cause });
+    this.name = new.target.name;
+    this.params = options.params ?? {};
+    this.fieldErrors = options.fieldErrors ?? [];
+    this.headers = options.headers ?? {};
+    this.details = options.details;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(messageKey = 'error.validation.failed', options: AppErrorOptions = {}) {
+    super('bad_request', 400, messageKey, options);
+  }
+}
+
+/** Paging bounds violations use their own, smaller body (contract, "Paging error"). */
+export class PagingError extends AppError {
+  constructor(messageKey: string, params: MessageParams) {
+    super('bad_request', 400, messageKey, { params });
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(messageKey = 'error.authentication.required', options: AppErrorOptions = {}) {
+    super('unauthorized', 401, messageKey, options);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(messageKey = 'error.forbidden', options: AppErrorOptions = {}) {
+    super('forbidden', 403, messageKey, options);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(messageKey = 'error.not.found', options: AppErrorOptions = {}) {
+    super('not_found', 404, messageKey, options);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(messageKey = 'error.conflict', options: AppErrorOptions = {}) {
+    super('conflict', 409, messageKey, options);
+  }
+}
+
+export class DuplicateResourceError extends AppError {
+  constructor(messageKey = 'error.duplicate.resource', options: AppErrorOptions = {}) {
+    super('DUPLICATE_RESOURCE', 409, messageKey, options);
+  }
+}
+
+export class PreconditionFailedError extends AppError {
+  constructor(messageKey = 'error.precondition.failed', options: AppErrorOptions = {}) {
+    super('precondition_failed', 412, messageKey, options);
+  }
+}
+
+export class UnprocessableError extends AppError {
+  constructor(messageKey = 'error.unprocessable', options: AppErrorOptions = {}) {
+    super('unprocessable_entity', 422, messageKey, options);
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super('too_many_requests', 429, 'error.too.many.requests', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      params: { seconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
+    });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(messageKey = 'error.service.unavailable', options: AppErrorOptions = {}) {
+    super('service_unavailable', 503, messageKey, options);
+  }
+}

@@ -1,0 +1,61 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Response } from 'supertest';
+
+type Doc = Record<string, any>;
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+/** Validates responses against the generated OpenAPI 3.1 document, so docs and code cannot drift. */
+export class OpenApiConformance {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  private readonly templates: { regex: RegExp; template: string }[];
+  private readonly cache = new Map<string, ReturnType<Ajv2020['compile']>>();
+
+  constructor(private readonly doc: Doc) {
+    addFormats(this.ajv);
+    this.templates = Object.keys(doc.paths)
+      .map(template => ({
+        template,
+        regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      }))
+      // Literal segments win over parameters (`/api/inventory/count` before `/api/inventory/{id}`).
+      .sort((a, b) => b.template.replace(/\{[^}]+\}/g, '').length - a.template.replace(/\{[^}]+\}/g, '').length);
+  }
+
+  private operation(method: string, path: string): Doc | undefined {
+    for (const { regex, template } of this.templates) {
+      const op = regex.test(path) ? this.doc.paths[template][method.toLowerCase()] : undefined;
+      if (op) return op;
+    }
+    return undefined;
+  }
+
+  /** Throws with a readable message when the response does not match its documented schema. */
+  check(method: string, url: string, res: Response): void {
+    const path = new URL(url, 'http://x').pathname;
+    if (path === '/api/openapi.json' || path.startsWith('/api/docs') || path === '/metrics') return;
+    if (path.startsWith('/admin/queues')) return;
+    const op = this.operation(method, path);
+    const status = String(res.status);
+    const response = op ? (op.responses[status] ?? (res.status >= 400 ? op.responses.default : undefined)) : undefined;
+    if (op && !response) throw new Error(`${method} ${path}: status ${status} is not documented`);
+    const schema =
+      response?.content?.['application/json']?.schema ??
+      (op ? undefined : res.status >= 400 ? { $ref: '#/components/schemas/ErrorBody' } : undefined);
+    if (!op && res.status < 400 && res.status !== 302) throw new Error(`${method} ${path}: undocumented route answered ${status}`);
+    if (!schema) return;
+    if (!(res.headers['content-type'] ?? '').includes('application/json'))
+      throw new Error(`${method} ${path}: expected a JSON body, got ${res.headers['content-type']}`);
+    const key = `${method} ${op?.operationId ?? 'none'} ${status}`;
+    let validate = this.cache.get(key);
+    if (!validate) {
+      validate = this.ajv.compile({ ...schema, components: this.doc.components });
+      this.cache.set(key, validate);
+    }
+    if (!validate(res.body))
+      throw new Error(
+        `${method} ${path} ${status} does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n` +
+          JSON.stringify(res.body).slice(0, 500),
+      );
+  }
+}

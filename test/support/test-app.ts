@@ -1,0 +1,71 @@
+import pg from 'pg';
+import request from 'supertest';
+import type { Test } from 'supertest';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices, type Services } from '../../config/services.js';
+import { migrate } from '../../config/database.js';
+import { createDatabases } from '../../scripts/create-databases.js';
+import { startServer, type RunningServer } from '../../api/server.js';
+import { createApp } from '../../api/app.js';
+import { OpenApiConformance } from './openapi-conformance.js';
+import { TEST_DATABASE_URL, testEnv } from './test-env.js';
+
+export interface TestApp {
+  services: Services;
+  server: RunningServer;
+  openapi: Record<string, any>;
+  conformance: OpenApiConformance;
+  close(): Promise<void>;
+}
+
+/** Recreates the test database schema from the committed migrations. */
+export async function resetTestDatabase(): Promise<void> {
+  await createDatabases(TEST_DATABASE_URL);
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query('drop schema if exists public cascade; create schema public;');
+  } finally {
+    await client.end();
+  }
+}
+
+/** A real app (real PostgreSQL, real Redis) listening on port 0. */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { migrate?: boolean } = {},
+): Promise<TestApp> {
+  const config = loadConfig(testEnv(env));
+  const services = await openServices(config);
+  if (options.migrate !== false) await migrate(services.orm);
+  const { openapi } = createApp(services);
+  const server = await startServer(services, 0);
+  return {
+    services,
+    server,
+    openapi,
+    conformance: new OpenApiConformance(openapi),
+    close: async () => {
+      await server.stop();
+      await closeServices(services);
+    },
+  };
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** supertest against the running app; every response is checked against the OpenAPI document. */
+export function apiClient(app: TestApp) {
+  const call = (method: Method, url: string): Test =>
+    request(app.server.server)
+      [method](url)
+      .expect(res => app.conformance.check(method, url, res));
+  return {
+    get: (url: string) => call('get', url),
+    post: (url: string) => call('post', url),
+    put: (url: string) => call('put', url),
+    patch: (url: string) => call('patch', url),
+    delete: (url: string) => call('delete', url),
+  };
+}
+export type ApiClient = ReturnType<typeof apiClient>;
