@@ -41,12 +41,23 @@ export function createApp(services: Services): BuiltApp {
       genReqId: req => (req as express.Request).correlationId,
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url, id: req.id }),
+        req: (req: { method: string; url: string; id: string }) => ({
+          method: req.method,
+          url: req.url,
+          id: req.id,
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
   );
   app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
-  app.use(cors({ origin: [...config.corsOrigins], credentials: true, exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'] }));
+  app.use(
+    cors({
+      origin: [...config.corsOrigins],
+      credentials: true,
+      exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
+    }),
+  );
   app.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();

@@ -38,7 +38,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`Invalid configuration: ${variable} ${detail}`);
     this.name = 'ConfigError';
   }
@@ -115,7 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     const detail = error.details[0];
     const missing = detail.context?.missing as string[] | undefined;
-    if (missing?.length) throw new ConfigError(missing[0], `is required together with ${detail.context?.present}`);
+    if (missing?.length)
+      throw new ConfigError(missing[0], `is required together with ${detail.context?.present}`);
     const variable = String(detail.path[0] ?? detail.context?.key ?? 'configuration');
     throw new ConfigError(variable, detail.message.replace(/^"[^"]+"\s*/, ''));
   }
@@ -130,7 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const frontendUrl = String(v.FRONTEND_URL).replace(/\/$/, '');
   const corsOrigins = v.CORS_ORIGINS ? list(v.CORS_ORIGINS) : [new URL(frontendUrl).origin];
   for (const origin of corsOrigins) {
-    if (Joi.string().uri({ scheme: ['http', 'https'] }).validate(origin).error)
+    if (
+      Joi.string()
+        .uri({ scheme: ['http', 'https'] })
+        .validate(origin).error
+    )
       throw new ConfigError('CORS_ORIGINS', `contains an invalid origin "${origin}"`);
   }
 

@@ -11,7 +11,9 @@ export const LOCALES_DIR = fileURLToPath(new URL('../locales', import.meta.url))
 export function readCatalog(lng: string): Record<string, string> {
   const dir = path.join(LOCALES_DIR, lng);
   const merged: Record<string, string> = {};
-  for (const file of readdirSync(dir).filter(f => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter(f => f.endsWith('.json'))
+    .sort()) {
     Object.assign(merged, JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
   }
   return merged;

@@ -22,7 +22,10 @@ export interface Services {
   probe: DatabaseProbe;
 }
 
-export async function openServices(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Services> {
+export async function openServices(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<Services> {
   const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
   const redis = createRedis(config.redisUrl, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);

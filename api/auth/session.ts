@@ -22,7 +22,11 @@ export const SESSION_COOKIE_ATTRIBUTES = {
  * A Redis failure while loading or saving a session answers 503, never 500 or a hang.
  */
 export function sessionMiddleware(config: Config, redis: Redis): RequestHandler {
-  const store = new RedisStore({ client: redis, prefix: `${config.redisPrefix}:sess:`, ttl: SESSION_IDLE_SECONDS });
+  const store = new RedisStore({
+    client: redis,
+    prefix: `${config.redisPrefix}:sess:`,
+    ttl: SESSION_IDLE_SECONDS,
+  });
   const handler = session({
     name: SESSION_COOKIE,
     secret: config.sessionSecret,

@@ -9,12 +9,15 @@ export const isWrite = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(
  * Demo mode first (every write is 403 for everyone), then authentication (401), then role (403).
  * Demo-mode named reads are public while APP_DEMO_READONLY is on.
  */
-export const authorize = (route: RouteDefinition, config: Config) => (req: Request, res: Response, next: NextFunction) => {
-  const write = isWrite(route.method);
-  if (write && config.demoReadonly && !route.allowedInDemo) return next(new ForbiddenError('error.demo.readonly'));
-  if (route.access === 'public') return next();
-  if (!write && route.demoRead && config.demoReadonly) return next();
-  if (!req.actor) return next(res.locals.authError ?? new UnauthorizedError());
-  if (route.access === 'admin' && req.actor.role !== 'ROLE_ADMIN') return next(new ForbiddenError('error.forbidden'));
-  next();
-};
+export const authorize =
+  (route: RouteDefinition, config: Config) => (req: Request, res: Response, next: NextFunction) => {
+    const write = isWrite(route.method);
+    if (write && config.demoReadonly && !route.allowedInDemo)
+      return next(new ForbiddenError('error.demo.readonly'));
+    if (route.access === 'public') return next();
+    if (!write && route.demoRead && config.demoReadonly) return next();
+    if (!req.actor) return next(res.locals.authError ?? new UnauthorizedError());
+    if (route.access === 'admin' && req.actor.role !== 'ROLE_ADMIN')
+      return next(new ForbiddenError('error.forbidden'));
+    next();
+  };

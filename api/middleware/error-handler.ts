@@ -35,7 +35,8 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
   const known = translateDbError(error) ?? fromHttpError(error);
   const appError = known ?? new AppError('internal_server_error', 500, 'error.internal.server.error');
   if (!known) req.log.error({ err: error, correlationId: req.correlationId }, 'unhandled error');
-  else if (appError.status >= 500) req.log.warn({ err: error, correlationId: req.correlationId }, appError.messageKey);
+  else if (appError.status >= 500)
+    req.log.warn({ err: error, correlationId: req.correlationId }, appError.messageKey);
   if (res.headersSent) {
     res.destroy();
     return;

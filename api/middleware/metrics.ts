@@ -16,7 +16,11 @@ export function createMetrics() {
     const end = duration.startTimer();
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path;
-      end({ method: req.method, route: route ? `${req.baseUrl}${route}` : 'unmatched', status_code: res.statusCode });
+      end({
+        method: req.method,
+        route: route ? `${req.baseUrl}${route}` : 'unmatched',
+        status_code: res.statusCode,
+      });
     });
     next();
   };

@@ -81,7 +81,10 @@ function errorResponse(route: RouteDefinition) {
 }
 
 /** The OpenAPI 3.1 document, generated from the same route definitions that validate requests. */
-export function buildOpenApi(routes: RouteDefinition[], info: { title: string; version: string }): JsonSchema {
+export function buildOpenApi(
+  routes: RouteDefinition[],
+  info: { title: string; version: string },
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes.filter(r => !r.internal)) {
     const responses: Record<string, JsonSchema> = {};
@@ -113,7 +116,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { title: string; v
   }
   return {
     openapi: '3.1.0',
-    info: { ...info, description: 'Stockroom: inventory, supplier, stock history, analytics and product API.' },
+    info: {
+      ...info,
+      description: 'Stockroom: inventory, supplier, stock history, analytics and product API.',
+    },
     paths,
     components: {
       schemas: ERROR_SCHEMAS,

@@ -49,7 +49,9 @@ export function errorBody(req: Request, error: AppError): Record<string, unknown
     path: requestPath(req),
     correlationId: req.correlationId,
     messageKey: error.messageKey,
-    ...(fieldErrors.length > 0 ? { fieldErrors: Object.fromEntries(fieldErrors.map(f => [f.field, f.message])) } : {}),
+    ...(fieldErrors.length > 0
+      ? { fieldErrors: Object.fromEntries(fieldErrors.map(f => [f.field, f.message])) }
+      : {}),
     ...(error.details !== undefined ? { details: error.details } : {}),
   };
 }

@@ -15,16 +15,12 @@ const loginBody = Joi.object({
     'string.empty': 'auth.username.required',
     'string.base': 'auth.username.required',
   }),
-  password: Joi.string()
-    .min(1)
-    .max(MAX_PASSWORD_BYTES)
-    .required()
-    .messages({
-      'any.required': 'auth.password.required',
-      'string.empty': 'auth.password.required',
-      'string.base': 'auth.password.required',
-      'string.max': 'auth.password.too.long',
-    }),
+  password: Joi.string().min(1).max(MAX_PASSWORD_BYTES).required().messages({
+    'any.required': 'auth.password.required',
+    'string.empty': 'auth.password.required',
+    'string.base': 'auth.password.required',
+    'string.max': 'auth.password.too.long',
+  }),
 });
 
 const profileSchema = Joi.object({
@@ -36,8 +32,14 @@ const profileSchema = Joi.object({
 
 /** Ends the server-side session and expires both session cookie names with every attribute. */
 export async function endSession(req: Request, res: Response): Promise<void> {
-  if (req.session) await new Promise<void>((resolve, reject) => req.session.destroy(e => (e ? reject(e) : resolve())));
-  for (const name of [SESSION_COOKIE, LEGACY_SESSION_COOKIE]) res.cookie(name, '', { ...SESSION_COOKIE_ATTRIBUTES, maxAge: 0 });
+  if (req.session)
+    await new Promise<void>((resolve, reject) =>
+      req.session.destroy((e: unknown) =>
+        e ? reject(e instanceof Error ? e : new Error('session destroy failed')) : resolve(),
+      ),
+    );
+  for (const name of [SESSION_COOKIE, LEGACY_SESSION_COOKIE])
+    res.cookie(name, '', { ...SESSION_COOKIE_ATTRIBUTES, maxAge: 0 });
 }
 
 export const authRoutes = ({ config }: Services) =>

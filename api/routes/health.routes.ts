@@ -8,7 +8,10 @@ const liveness = Joi.object({
   databaseProduct: Joi.string().valid('PostgreSQL').required(),
   timestamp: Joi.number().integer().required(),
 });
-const deepUp = Joi.object({ status: Joi.string().valid('UP').required(), databaseSeesIp: Joi.string().min(1).required() });
+const deepUp = Joi.object({
+  status: Joi.string().valid('UP').required(),
+  databaseSeesIp: Joi.string().min(1).required(),
+});
 const deepDown = Joi.object({ status: Joi.string().valid('DOWN').required() });
 const productHealth = Joi.object({
   status: Joi.string().valid('UP', 'DOWN').required(),
@@ -26,7 +29,12 @@ export const healthRoutes = ({ probe }: Services) =>
       access: 'public',
       responses: { 200: { description: 'Alive', schema: liveness } },
       handler: (_req, res) =>
-        res.json({ status: 'ok', database: probe.state, databaseProduct: 'PostgreSQL', timestamp: Date.now() }),
+        res.json({
+          status: 'ok',
+          database: probe.state,
+          databaseProduct: 'PostgreSQL',
+          timestamp: Date.now(),
+        }),
     },
     {
       method: 'get',

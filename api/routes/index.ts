@@ -4,4 +4,7 @@ import { authRoutes } from './auth.routes.js';
 import { healthRoutes } from './health.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
-export const allRoutes = (services: Services): RouteDefinition[] => [...healthRoutes(services), ...authRoutes(services)];
+export const allRoutes = (services: Services): RouteDefinition[] => [
+  ...healthRoutes(services),
+  ...authRoutes(services),
+];

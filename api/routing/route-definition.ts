@@ -34,7 +34,7 @@ export interface RouteDefinition {
   };
   responses: Record<number, ResponseSpec>;
   /** Thin: read `input`, call one use case, present the result. */
-  handler: (req: Request, res: Response, input: ValidatedInput) => Promise<unknown> | unknown;
+  handler: (req: Request, res: Response, input: ValidatedInput) => unknown;
   /** Hidden from the OpenAPI document (never used for business routes). */
   internal?: boolean;
 }

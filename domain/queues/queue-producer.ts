@@ -34,7 +34,10 @@ export class QueueProducer {
     const added = this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ServiceUnavailableError('error.queue.unavailable')), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new ServiceUnavailableError('error.queue.unavailable')),
+        this.timeoutMs,
+      );
     });
     try {
       const job = await Promise.race([added, timeout]);
@@ -50,7 +53,12 @@ export class QueueProducer {
   }
 
   /** Best effort: a wake-up call that may be lost (the sweeper is the correctness path). */
-  async addQuietly(name: QueueName, jobName: string, data: object, options: JobsOptions = {}): Promise<boolean> {
+  async addQuietly(
+    name: QueueName,
+    jobName: string,
+    data: object,
+    options: JobsOptions = {},
+  ): Promise<boolean> {
     try {
       await this.add(name, jobName, data, options);
       return true;

@@ -40,7 +40,10 @@ export function parsePageRequest(
   return { page, size, sort: parseSort(query.sort, rules) };
 }
 
-export function parseSort(raw: string | string[] | undefined, rules: Pick<PageRules, 'sortable' | 'defaultSort'>) {
+export function parseSort(
+  raw: string | string[] | undefined,
+  rules: Pick<PageRules, 'sortable' | 'defaultSort'>,
+) {
   const values = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(v => v !== '');
   if (values.length > 10) throw new ValidationError('error.sort.too.many');
   const orders: SortOrder[] = [];
@@ -57,7 +60,11 @@ export function parseSort(raw: string | string[] | undefined, rules: Pick<PageRu
 }
 
 /** ORDER BY clause built only from whitelisted expressions, with a tiebreaker for stable paging. */
-export function orderByClause(sort: SortOrder[], rules: Pick<PageRules, 'sortable'>, tiebreaker: string): string {
+export function orderByClause(
+  sort: SortOrder[],
+  rules: Pick<PageRules, 'sortable'>,
+  tiebreaker: string,
+): string {
   const parts = sort.map(o => `${rules.sortable[o.property]} ${o.direction}`);
   parts.push(`${tiebreaker} ASC`);
   return parts.join(', ');

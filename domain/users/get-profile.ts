@@ -11,12 +11,15 @@ export interface Profile {
 
 /** The signed-in user's profile (A1), read from the database. */
 export async function getProfile(em: EntityManager, userId: number): Promise<Profile> {
-  const rows = await em
-    .getConnection()
-    .execute<{ email: string | null; username: string; full_name: string | null; role: Role; picture_url: string | null }[]>(
-      'select email, username, full_name, role, picture_url from app_user where id = ?',
-      [userId],
-    );
+  const rows = await em.getConnection().execute<
+    {
+      email: string | null;
+      username: string;
+      full_name: string | null;
+      role: Role;
+      picture_url: string | null;
+    }[]
+  >('select email, username, full_name, role, picture_url from app_user where id = ?', [userId]);
   const user = rows[0];
   if (!user) throw new UnauthorizedError();
   return {

@@ -12,7 +12,9 @@ export interface UserRow {
 export async function findUserByUsername(em: EntityManager, username: string): Promise<UserRow | undefined> {
   const rows = await em
     .getConnection()
-    .execute<UserRow[]>('select id, username, email, role from app_user where lower(username) = lower(?)', [username]);
+    .execute<UserRow[]>('select id, username, email, role from app_user where lower(username) = lower(?)', [
+      username,
+    ]);
   return rows[0];
 }
 

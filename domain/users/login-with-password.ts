@@ -27,6 +27,10 @@ export async function loginWithPassword(
   const user = rows[0];
   const valid = await verifyPassword(user?.password_hash, credentials.password);
   if (!user || !valid) throw new UnauthorizedError('auth.login.invalid');
-  const token = await issueToken({ sub: user.username, role: user.role }, settings.jwtSecret, settings.jwtTtlSeconds);
+  const token = await issueToken(
+    { sub: user.username, role: user.role },
+    settings.jwtSecret,
+    settings.jwtTtlSeconds,
+  );
   return { token, username: user.username, role: user.role };
 }

@@ -13,7 +13,10 @@ export async function hashPassword(password: string): Promise<string> {
 let dummyHash: Promise<string> | undefined;
 
 /** Verifies a password; with no stored hash it still spends the time of a verification (no user oracle). */
-export async function verifyPassword(storedHash: string | null | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(
+  storedHash: string | null | undefined,
+  password: string,
+): Promise<boolean> {
   if (!storedHash) {
     dummyHash ??= hashPassword(`dummy-${Math.random()}`);
     await argon2.verify(await dummyHash, password).catch(() => false);

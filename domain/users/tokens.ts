@@ -32,7 +32,8 @@ export async function verifyToken(token: string, secret: string): Promise<{ sub:
       requiredClaims: ['exp', 'sub'],
       clockTolerance: 5,
     });
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new UnauthorizedError('error.token.invalid');
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0)
+      throw new UnauthorizedError('error.token.invalid');
     return { sub: payload.sub };
   } catch (error) {
     if (error instanceof UnauthorizedError) throw error;

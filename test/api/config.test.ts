@@ -48,7 +48,11 @@ describe('Configuration', () => {
   it('When running in production, then the secrets are required', () => {
     expectRejected({ NODE_ENV: 'production', JWT_SECRET: 'y'.repeat(40) }, 'SESSION_SECRET');
     expectRejected({ NODE_ENV: 'production', SESSION_SECRET: 'z'.repeat(40) }, 'JWT_SECRET');
-    const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'z'.repeat(40), JWT_SECRET: 'y'.repeat(40) });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      SESSION_SECRET: 'z'.repeat(40),
+      JWT_SECRET: 'y'.repeat(40),
+    });
     expect(config.seedDemoData).to.equal(false);
   });
 

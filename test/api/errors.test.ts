@@ -35,7 +35,11 @@ describe('Error bodies', () => {
 
   it('When no authentication is provided, then 401 carries the localized message', async () => {
     const res = await api().get('/api/me').expect(401);
-    expect(res.body).to.include({ error: 'unauthorized', status: 401, message: 'No authentication provided' });
+    expect(res.body).to.include({
+      error: 'unauthorized',
+      status: 401,
+      message: 'No authentication provided',
+    });
     expect(res.body.path).to.equal('/api/me');
   });
 
@@ -59,9 +63,17 @@ describe('Error bodies', () => {
 
   it('When validation fails on a product-style route, then the envelope lists every field', async () => {
     const res = await api().post('/api/auth/login').send({ username: '  ', password: '' }).expect(400);
-    expect(res.body).to.include({ success: false, error: 'VALIDATION_ERROR', status: 400, data: res.body.data });
+    expect(res.body).to.include({
+      success: false,
+      error: 'VALIDATION_ERROR',
+      status: 400,
+      data: res.body.data,
+    });
     expect(res.body.details.map((d: { field: string }) => d.field)).to.deep.equal(['username', 'password']);
-    expect(res.body.data).to.deep.equal({ username: 'Username is required', password: 'Password is required' });
+    expect(res.body.data).to.deep.equal({
+      username: 'Username is required',
+      password: 'Password is required',
+    });
   });
 
   describe('raised by the error middleware itself', () => {

@@ -69,7 +69,10 @@ describe('Health', () => {
     });
 
     it('When a request needs the database, then 503 in the documented shape, never 500', async () => {
-      const res = await apiClient(down).post('/api/auth/login').send({ username: 'a', password: 'b' }).expect(503);
+      const res = await apiClient(down)
+        .post('/api/auth/login')
+        .send({ username: 'a', password: 'b' })
+        .expect(503);
       expect(res.body).to.include({ error: 'service_unavailable', status: 503 });
     });
   });

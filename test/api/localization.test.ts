@@ -27,14 +27,26 @@ describe('Localization', () => {
   });
 
   it('When the cookie says German, then it beats the header', async () => {
-    const res = await api().get('/api/me').set('Cookie', 'STOCKROOM_LOCALE=de').set('Accept-Language', 'en').expect(401);
+    const res = await api()
+      .get('/api/me')
+      .set('Cookie', 'STOCKROOM_LOCALE=de')
+      .set('Accept-Language', 'en')
+      .expect(401);
     expect(res.body.message).to.equal(DE);
   });
 
   it('When ?lang= is given, then it beats cookie and header', async () => {
-    const en = await api().get('/api/me?lang=en').set('Cookie', 'STOCKROOM_LOCALE=de').set('Accept-Language', 'de').expect(401);
+    const en = await api()
+      .get('/api/me?lang=en')
+      .set('Cookie', 'STOCKROOM_LOCALE=de')
+      .set('Accept-Language', 'de')
+      .expect(401);
     expect(en.body.message).to.equal(EN);
-    const de = await api().get('/api/me?lang=de').set('Cookie', 'STOCKROOM_LOCALE=en').set('Accept-Language', 'en').expect(401);
+    const de = await api()
+      .get('/api/me?lang=de')
+      .set('Cookie', 'STOCKROOM_LOCALE=en')
+      .set('Accept-Language', 'en')
+      .expect(401);
     expect(de.body.message).to.equal(DE);
   });
 
@@ -46,15 +58,22 @@ describe('Localization', () => {
   it('When the catalogues are compared, then every key exists in both languages', () => {
     const en = Object.keys(readCatalog('en')).sort();
     const de = Object.keys(readCatalog('de')).sort();
-    expect(en.filter(k => !de.includes(k)), 'keys missing in German').to.deep.equal([]);
-    expect(de.filter(k => !en.includes(k)), 'keys missing in English').to.deep.equal([]);
+    expect(
+      en.filter(k => !de.includes(k)),
+      'keys missing in German',
+    ).to.deep.equal([]);
+    expect(
+      de.filter(k => !en.includes(k)),
+      'keys missing in English',
+    ).to.deep.equal([]);
     for (const key of en) expect(readCatalog('de')[key], key).to.be.a('string').and.not.equal('');
   });
 
   it('When the code names a message key, then the key exists', () => {
     const catalog = readCatalog('en');
     const roots = ['api', 'domain', 'workers', 'config'].map(d => path.resolve(d));
-    const pattern = /['"`]((?:error|auth|inventory|supplier|product|validation|history|analytics|alert|admin)\.[a-z0-9.]+)['"`]/g;
+    const pattern =
+      /['"`]((?:error|auth|inventory|supplier|product|validation|history|analytics|alert|admin)\.[a-z0-9.]+)['"`]/g;
     const missing = new Set<string>();
     for (const file of roots.flatMap(sourceFiles)) {
       for (const match of readFileSync(file, 'utf8').matchAll(pattern)) {

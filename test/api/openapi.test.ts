@@ -42,6 +42,8 @@ describe('OpenAPI document', () => {
     await api().get('/api/health').expect(200);
     const res = await api().get('/metrics').expect(200);
     expect(res.text).to.contain('process_cpu_user_seconds_total');
-    expect(res.text).to.match(/http_request_duration_seconds_count\{method="GET",route="\/api\/health",status_code="200"\}/);
+    expect(res.text).to.match(
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/health",status_code="200"\}/,
+    );
   });
 });

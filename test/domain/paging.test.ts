@@ -36,7 +36,14 @@ describe('Paging and sorting', () => {
       { property: 'name', direction: 'ASC' },
     ]);
     expect(orderByClause(request.sort, rules, 'i.id')).to.equal('i.price DESC, i.name ASC, i.id ASC');
-    for (const bad of ['password', 'name;drop table item', '__proto__', 'constructor', 'name,sideways', 'name,asc,x']) {
+    for (const bad of [
+      'password',
+      'name;drop table item',
+      '__proto__',
+      'constructor',
+      'name,sideways',
+      'name,asc,x',
+    ]) {
       expect(() => parsePageRequest({ sort: bad }, rules), bad).to.throw(ValidationError);
     }
     expect(() => parsePageRequest({ sort: Array(11).fill('name') }, rules)).to.throw(ValidationError);
@@ -44,7 +51,14 @@ describe('Paging and sorting', () => {
 
   it('When a page past the end is built, then it is empty with unchanged totals', () => {
     const page = springPage([], { page: 5, size: 10, sort: [] }, 23);
-    expect(page).to.include({ totalElements: 23, totalPages: 3, empty: true, numberOfElements: 0, first: false, last: true });
+    expect(page).to.include({
+      totalElements: 23,
+      totalPages: 3,
+      empty: true,
+      numberOfElements: 0,
+      first: false,
+      last: true,
+    });
     const search = searchPage(['a'], { page: 0, size: 10, sort: [] }, 23);
     expect(search.page).to.deep.equal({ size: 10, number: 0, totalElements: 23, totalPages: 3 });
     expect(search).to.include({ first: true, last: false });

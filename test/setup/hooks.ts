@@ -1,4 +1,10 @@
-import { apiClient, resetTestDatabase, startTestApp, type ApiClient, type TestApp } from '../support/test-app.js';
+import {
+  apiClient,
+  resetTestDatabase,
+  startTestApp,
+  type ApiClient,
+  type TestApp,
+} from '../support/test-app.js';
 
 let shared: TestApp | undefined;
 let sharedApi: ApiClient | undefined;

@@ -16,10 +16,14 @@ export class OpenApiConformance {
     this.templates = Object.keys(doc.paths)
       .map(template => ({
         template,
-        regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        regex: new RegExp(
+          `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+        ),
       }))
       // Literal segments win over parameters (`/api/inventory/count` before `/api/inventory/{id}`).
-      .sort((a, b) => b.template.replace(/\{[^}]+\}/g, '').length - a.template.replace(/\{[^}]+\}/g, '').length);
+      .sort(
+        (a, b) => b.template.replace(/\{[^}]+\}/g, '').length - a.template.replace(/\{[^}]+\}/g, '').length,
+      );
   }
 
   private operation(method: string, path: string): Doc | undefined {
@@ -37,12 +41,15 @@ export class OpenApiConformance {
     if (path.startsWith('/admin/queues')) return;
     const op = this.operation(method, path);
     const status = String(res.status);
-    const response = op ? (op.responses[status] ?? (res.status >= 400 ? op.responses.default : undefined)) : undefined;
+    const response = op
+      ? (op.responses[status] ?? (res.status >= 400 ? op.responses.default : undefined))
+      : undefined;
     if (op && !response) throw new Error(`${method} ${path}: status ${status} is not documented`);
     const schema =
       response?.content?.['application/json']?.schema ??
       (op ? undefined : res.status >= 400 ? { $ref: '#/components/schemas/ErrorBody' } : undefined);
-    if (!op && res.status < 400 && res.status !== 302) throw new Error(`${method} ${path}: undocumented route answered ${status}`);
+    if (!op && res.status < 400 && res.status !== 302)
+      throw new Error(`${method} ${path}: undocumented route answered ${status}`);
     if (!schema) return;
     if (!(res.headers['content-type'] ?? '').includes('application/json'))
       throw new Error(`${method} ${path}: expected a JSON body, got ${res.headers['content-type']}`);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 /** Environment of the test process: its own database and a unique Redis prefix per run. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_test';
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_test';
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
 
 export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {

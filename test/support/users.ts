@@ -14,7 +14,11 @@ export interface TestUser {
 }
 
 /** Creates a password user with a unique name and a bearer token for it. */
-export async function createUser(services: Services, role: Role = 'ROLE_USER', prefix = 'user'): Promise<TestUser> {
+export async function createUser(
+  services: Services,
+  role: Role = 'ROLE_USER',
+  prefix = 'user',
+): Promise<TestUser> {
   const username = `${prefix}-${randomUUID().slice(0, 8)}`;
   const password = `Pw-${randomUUID()}`;
   const rows = await services.orm.em
@@ -24,6 +28,10 @@ export async function createUser(services: Services, role: Role = 'ROLE_USER', p
       'insert into app_user (username, email, password_hash, full_name, role) values (?, ?, ?, ?, ?) returning id',
       [username, `${username}@example.test`, await hashPassword(password), `Test ${username}`, role],
     );
-  const token = await issueToken({ sub: username, role }, services.config.jwtSecret, services.config.jwtTtlSeconds);
+  const token = await issueToken(
+    { sub: username, role },
+    services.config.jwtSecret,
+    services.config.jwtTtlSeconds,
+  );
   return { id: rows[0].id, username, password, role, token, auth: `Bearer ${token}` };
 }

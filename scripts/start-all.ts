@@ -1,0 +1,52 @@
+import { loadConfig } from '../config/env.js';
+import { closeServices, openServices } from '../config/services.js';
+import { migrate } from '../config/database.js';
+import { startServer, type RunningServer } from '../api/server.js';
+import { startWorkers, type RunningWorkers } from '../workers/main.js';
+import { createDatabases } from './create-databases.js';
+import { runScript } from './run-script.js';
+import { prepareData } from './prepare-data.js';
+
+/**
+ * `npm start`: migrations, start-up data, then the API and (unless RUN_WORKERS=false) the workers in one
+ * process. `--web` or `--worker` runs one role only (the Procfile's lines).
+ */
+await runScript(async () => {
+  const roles = process.argv.slice(2);
+  const web = roles.length === 0 || roles.includes('--web');
+  const config = loadConfig();
+  const workersWanted = roles.includes('--worker') || (roles.length === 0 && config.runWorkers);
+  if (roles.length === 0 && config.nodeEnv !== 'production') await createDatabases(config.databaseUrl);
+  const services = await openServices(config);
+  const log = services.logger;
+  if (roles.length === 0) {
+    const applied = await migrate(services.orm);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    await prepareData(services);
+  }
+  let server: RunningServer | undefined;
+  let workers: RunningWorkers | undefined;
+  if (web) {
+    services.probe.start();
+    server = await startServer(services);
+    log.info({ port: server.port, docs: `${config.publicUrl}/api/docs` }, 'Stockroom API listening');
+  }
+  if (workersWanted) {
+    workers = startWorkers(services);
+    log.info({ queues: workers.workers.map(w => w.name) }, 'workers started');
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15000);
+    force.unref();
+    await server?.stop();
+    await workers?.close();
+    await closeServices(services);
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
+});

@@ -1,0 +1,52 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Services } from '../config/services.js';
+import type { QueueName } from '../domain/queues/queue-names.js';
+
+interface Schedule {
+  name: string;
+  /** Five fields, UTC. */
+  cron: string;
+  queue: QueueName;
+  job: string;
+  /** Deterministic per period, so several worker processes never enqueue the same run twice. */
+  jobId: (now: Date) => string;
+}
+
+const day = (now: Date) => now.toISOString().slice(0, 10);
+
+export const SCHEDULES: Schedule[] = [
+  {
+    name: 'daily-cleanup',
+    cron: '15 3 * * *',
+    queue: 'housekeeping',
+    job: 'cleanup',
+    jobId: now => `cleanup-${day(now)}`,
+  },
+];
+
+/** node-cron in the worker process. It only enqueues; workers do the work. */
+export function startClock(services: Services, schedules: Schedule[] = SCHEDULES): { stop(): Promise<void> } {
+  const tasks: ScheduledTask[] = schedules.map(schedule =>
+    cron.schedule(
+      schedule.cron,
+      async () => {
+        const now = new Date();
+        const added = await services.queues.addQuietly(
+          schedule.queue,
+          schedule.job,
+          { at: now.toISOString() },
+          {
+            jobId: schedule.jobId(now),
+          },
+        );
+        if (!added) services.logger.warn({ schedule: schedule.name }, 'could not enqueue scheduled job');
+      },
+      { name: schedule.name, timezone: 'UTC', noOverlap: true },
+    ),
+  );
+  return {
+    stop: async () => {
+      for (const task of tasks) await task.stop();
+    },
+  };
+}

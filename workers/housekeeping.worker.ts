@@ -1,0 +1,17 @@
+import type { Processor } from './start-worker.js';
+import { QUEUE_NAMES } from '../domain/queues/queue-names.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Daily cleanup: removes completed and failed jobs older than a day (retention is bounded anyway). */
+export const housekeeping: Processor = async (job, _em, services) => {
+  const removed: Record<string, number> = {};
+  for (const name of QUEUE_NAMES) {
+    const queue = services.queues.queue(name);
+    const completed = await queue.clean(DAY_MS, 10_000, 'completed');
+    const failed = await queue.clean(7 * DAY_MS, 10_000, 'failed');
+    removed[name] = completed.length + failed.length;
+  }
+  services.logger.info({ jobId: job.id, removed }, 'housekeeping done');
+  return removed;
+};

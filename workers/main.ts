@@ -1,0 +1,38 @@
+import type { Worker } from 'bullmq';
+import type { Services } from '../config/services.js';
+import { createRedis } from '../config/redis.js';
+import type { QueueName } from '../domain/queues/queue-names.js';
+import { startWorker, type Processor } from './start-worker.js';
+import { startClock } from './clock.js';
+import { housekeeping } from './housekeeping.worker.js';
+
+/** Which processor handles which queue. */
+export const PROCESSORS: Record<QueueName, Processor> = {
+  housekeeping,
+};
+
+export interface RunningWorkers {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a worker for every queue, plus the clock. Any number of worker processes may run: BullMQ gives
+ * each job to one of them, and jobs are idempotent.
+ */
+export function startWorkers(services: Services, options: { clock?: boolean } = {}): RunningWorkers {
+  const connection = createRedis(services.config.redisUrl, 'worker');
+  const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
+    startWorker(services, connection, queue, processor),
+  );
+  const clock = options.clock === false ? undefined : startClock(services);
+  return {
+    workers,
+    close: async () => {
+      await clock?.stop();
+      // close() waits for the jobs in flight, so nothing is left for stall detection.
+      await Promise.all(workers.map(worker => worker.close()));
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}
