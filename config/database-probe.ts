@@ -34,7 +34,6 @@ export class DatabaseProbe {
     const rows = await withTimeout(
       this.orm.em
         .fork()
-        .getConnection()
         .execute<{ ip: string | null }[]>(`select coalesce(host(inet_client_addr()), 'local') as ip`),
       timeoutMs,
     );

@@ -11,7 +11,7 @@ export interface Profile {
 
 /** The signed-in user's profile (A1), read from the database. */
 export async function getProfile(em: EntityManager, userId: number): Promise<Profile> {
-  const rows = await em.getConnection().execute<
+  const rows = await em.execute<
     {
       email: string | null;
       username: string;

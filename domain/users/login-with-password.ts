@@ -18,12 +18,10 @@ export async function loginWithPassword(
   credentials: { username: string; password: string },
   settings: LoginSettings,
 ): Promise<{ token: string; username: string; role: Role }> {
-  const rows = await em
-    .getConnection()
-    .execute<{ username: string; role: Role; password_hash: string | null }[]>(
-      'select username, role, password_hash from app_user where lower(username) = lower(?)',
-      [credentials.username],
-    );
+  const rows = await em.execute<{ username: string; role: Role; password_hash: string | null }[]>(
+    'select username, role, password_hash from app_user where lower(username) = lower(?)',
+    [credentials.username],
+  );
   const user = rows[0];
   const valid = await verifyPassword(user?.password_hash, credentials.password);
   if (!user || !valid) throw new UnauthorizedError('auth.login.invalid');

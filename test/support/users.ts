@@ -23,7 +23,6 @@ export async function createUser(
   const password = `Pw-${randomUUID()}`;
   const rows = await services.orm.em
     .fork()
-    .getConnection()
     .execute<{ id: number }[]>(
       'insert into app_user (username, email, password_hash, full_name, role) values (?, ?, ?, ?, ?) returning id',
       [username, `${username}@example.test`, await hashPassword(password), `Test ${username}`, role],

@@ -1,0 +1,27 @@
+/**
+ * Outbox event types. A `stock.changed` event carries everything its consumers need, so no consumer has to
+ * read the item back (it may be gone or changed by then).
+ */
+export const STOCK_CHANGED = 'stock.changed';
+
+export interface StockChangedPayload {
+  itemId: string;
+  itemName: string;
+  supplierId: string | null;
+  supplierName: string | null;
+  /** Signed quantity delta; 0 for PRICE_CHANGE and deletions. */
+  change: number;
+  quantityBefore: number;
+  quantityAfter: number;
+  minimumQuantity: number;
+  /** Stored reason (aliases already normalised): a change reason, a deletion reason or PRICE_CHANGE. */
+  reason: string;
+  /** Unit price at the change as a 2-decimal string (the NEW price for PRICE_CHANGE). */
+  priceAtChange: string;
+  /** True for the deletion event: the item no longer exists after it. */
+  deleted?: boolean;
+  createdBy: string;
+  /** ISO-8601 UTC, the transaction's time. */
+  occurredAt: string;
+  correlationId: string | null;
+}
