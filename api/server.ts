@@ -27,9 +27,16 @@ export async function startServer(services: Services, port = services.config.por
     port: actualPort,
     stop: () =>
       new Promise<void>(resolve => {
+        // Responses finishing from now on close their connection, and idle keep-alive sockets are closed as
+        // soon as they become idle, so in-flight requests complete and nothing waits for keep-alive timeouts.
+        server.on('request', (_req, res: { setHeader(name: string, value: string): void }) =>
+          res.setHeader('Connection', 'close'),
+        );
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const force = setTimeout(() => server.closeAllConnections(), 8000);
         force.unref();
         server.close(() => {
+          clearInterval(sweep);
           clearTimeout(force);
           resolve();
         });

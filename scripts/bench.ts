@@ -1,0 +1,55 @@
+import express from 'express';
+import type { Server } from 'node:http';
+import { loadConfig } from '../config/env.js';
+import { closeServices, openServices } from '../config/services.js';
+import { migrate } from '../config/database.js';
+import { startServer } from '../api/server.js';
+import { createDatabases } from './create-databases.js';
+import { load, printTable, ratio } from './bench-support.js';
+import { runScript } from './run-script.js';
+
+const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
+
+/** Request pipeline overhead: Stockroom's liveness route vs a bare Express route, same machine, same run. */
+async function benchPipeline(): Promise<void> {
+  await createDatabases(BENCH_DB);
+  const services = await openServices(
+    loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: BENCH_DB,
+      LOG_LEVEL: 'silent',
+      REDIS_PREFIX: 'bench',
+      SEED_DEMO_DATA: 'false',
+    }),
+  );
+  await migrate(services.orm);
+  const stockroom = await startServer(services, 0);
+  const bare = express();
+  bare.get('/api/health', (_req, res) => res.json({ status: 'ok', timestamp: Date.now() }));
+  const bareServer: Server = await new Promise(resolve => {
+    const s = bare.listen(0, () => resolve(s));
+  });
+  const barePort = (bareServer.address() as { port: number }).port;
+  try {
+    const baseline = await load(`http://127.0.0.1:${barePort}/api/health`, { seconds: 4 });
+    const ours = await load(`http://127.0.0.1:${stockroom.port}/api/health`, { seconds: 4 });
+    printTable('GET /api/health: full middleware stack vs bare Express', [
+      {
+        target: 'bare express',
+        'req/s': baseline.requestsPerSecond,
+        'p50 ms': baseline.p50,
+        'p99 ms': baseline.p99,
+      },
+      { target: 'stockroom', 'req/s': ours.requestsPerSecond, 'p50 ms': ours.p50, 'p99 ms': ours.p99 },
+      { target: 'ratio stockroom/bare', 'req/s': ratio(ours.requestsPerSecond, baseline.requestsPerSecond) },
+    ]);
+  } finally {
+    await new Promise(resolve => bareServer.close(resolve));
+    await stockroom.stop();
+    await closeServices(services);
+  }
+}
+
+await runScript(async () => {
+  await benchPipeline();
+});

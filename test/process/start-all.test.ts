@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { testEnv } from '../support/test-env.js';
+import { freePort, spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
+
+describe('The run command (scripts/start-all.ts)', function () {
+  this.timeout(60000);
+
+  it('When started, then health is 200, the database check is UP, and SIGTERM stops it cleanly', async () => {
+    const port = await freePort();
+    const child = spawnStockroom([], testEnv({ PORT: String(port), RUN_WORKERS: 'true', LOG_LEVEL: 'info' }));
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/api/health`);
+      const db = (await (await fetch(`http://127.0.0.1:${port}/api/health/db`)).json()) as Record<
+        string,
+        string
+      >;
+      expect(db.status).to.equal('UP');
+      expect(db.databaseSeesIp).to.be.a('string').and.not.equal('');
+      child.kill('SIGTERM');
+      const code = await waitForExit(child, 10000);
+      expect(code, child.output()).to.equal(0);
+      expect(child.output()).to.contain('shutting down');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('When a request is in flight at SIGTERM, then it completes and new connections are refused', async () => {
+    const port = await freePort();
+    const child = spawnStockroom(['--web'], testEnv({ PORT: String(port) }));
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/api/health`);
+      const inFlight = fetch(`http://127.0.0.1:${port}/api/health/db`);
+      child.kill('SIGTERM');
+      expect((await inFlight).status).to.equal(200);
+      expect(await waitForExit(child, 10000)).to.equal(0);
+      let refused = false;
+      try {
+        await fetch(`http://127.0.0.1:${port}/api/health`);
+      } catch {
+        refused = true;
+      }
+      expect(refused).to.equal(true);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('When a setting is invalid, then the process exits non-zero naming the variable', async () => {
+    const child = spawnStockroom([], testEnv({ JWT_SECRET: 'short' }));
+    const code = await waitForExit(child, 20000);
+    expect(code).to.equal(2);
+    expect(child.output()).to.contain('JWT_SECRET');
+  });
+});

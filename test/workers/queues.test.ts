@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { QueueEvents } from 'bullmq';
+import { testApp } from '../setup/hooks.js';
+import { createRedis } from '../../config/redis.js';
+import { QueueProducer } from '../../domain/queues/queue-producer.js';
+import { ServiceUnavailableError } from '../../domain/shared/errors.js';
+import { startWorkers } from '../../workers/main.js';
+import { freePort } from '../support/spawn-stockroom.js';
+
+describe('Queues and workers', () => {
+  it('When Redis is unreachable, then enqueue fails fast with 503 instead of hanging', async () => {
+    const redis = createRedis(`redis://127.0.0.1:${await freePort()}`, 'producer');
+    const producer = new QueueProducer(redis, 'unreachable', 200);
+    try {
+      const started = Date.now();
+      let error: unknown;
+      try {
+        await producer.add('housekeeping', 'cleanup', {});
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(ServiceUnavailableError);
+      expect((error as ServiceUnavailableError).status).to.equal(503);
+      expect(Date.now() - started).to.be.below(1000);
+      expect(await producer.addQuietly('housekeeping', 'cleanup', {})).to.equal(false);
+    } finally {
+      await producer.close();
+      redis.disconnect();
+    }
+  });
+
+  it('When a housekeeping job is enqueued, then a worker processes it through the real queue', async () => {
+    const { services } = testApp();
+    const workers = startWorkers(services, { clock: false });
+    const events = new QueueEvents('housekeeping', {
+      connection: createRedis(services.config.redisUrl, 'worker'),
+      prefix: services.config.redisPrefix,
+    });
+    try {
+      await events.waitUntilReady();
+      const jobId = await services.queues.add(
+        'housekeeping',
+        'cleanup',
+        {},
+        { jobId: `cleanup-test-${Date.now()}` },
+      );
+      const job = await services.queues.queue('housekeeping').getJob(jobId);
+      const result = (await job!.waitUntilFinished(events, 10000)) as Record<string, number>;
+      expect(result).to.have.property('housekeeping').that.is.a('number');
+      // A second add with the same deterministic id is a no-op while the job is kept.
+      const again = await services.queues.add('housekeeping', 'cleanup', {}, { jobId });
+      expect(again).to.equal(jobId);
+      expect(await services.queues.queue('housekeeping').getJobCounts('completed')).to.deep.equal({
+        completed: 1,
+      });
+    } finally {
+      const connection = events.opts.connection as { quit?: () => Promise<unknown> };
+      await events.close();
+      await connection.quit?.();
+      await workers.close();
+    }
+  });
+});
