@@ -2,11 +2,11 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import cors from 'cors';
 import { pinoHttp } from 'pino-http';
-import { handle as i18nHandle } from 'i18next-http-middleware';
 import swaggerUi from 'swagger-ui-express';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
+import { language } from './middleware/language.js';
 import { authenticate } from './middleware/authenticate.js';
 import { createMetrics } from './middleware/metrics.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
@@ -31,6 +31,8 @@ export function createApp(services: Services): BuiltApp {
   const metrics = createMetrics();
 
   app.disable('x-powered-by');
+  // Single-item responses set their own ETag (the row version); no hash of every JSON body.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
   app.use(correlationId);
@@ -62,7 +64,7 @@ export function createApp(services: Services): BuiltApp {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  app.use(i18nHandle(i18n));
+  app.use(language(i18n));
   app.use(errorStyle);
   app.use(express.json({ limit: '1mb' }));
   app.use(unitOfWork(orm));

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import { handle as i18nHandle } from 'i18next-http-middleware';
 import { api, testApp } from '../setup/hooks.js';
 import { errorHandler } from '../../api/middleware/error-handler.js';
 import { correlationId } from '../../api/middleware/correlation-id.js';
+import { language } from '../../api/middleware/language.js';
 import { PagingError } from '../../domain/shared/errors.js';
 import { createLogger } from '../../config/logger.js';
 
@@ -85,7 +85,7 @@ describe('Error bodies', () => {
         req.log = log;
         next();
       });
-      app.use(i18nHandle(testApp().services.i18n));
+      app.use(language(testApp().services.i18n));
       app.get('/boom', () => {
         throw new Error('select * from secret_table where password = 1');
       });
