@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Paths pino masks in every record: credentials never reach a log line. */
 export const REDACTED_PATHS = [
@@ -11,11 +11,12 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'stockroom' },
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
