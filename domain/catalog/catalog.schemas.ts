@@ -198,14 +198,20 @@ export const stockUpdateRow = Joi.object({
   quantity: requiredQuantity,
 });
 
-/** Documented shape of the batch body; rows are checked one by one by the use case (every bad row at once). */
+/**
+ * Documented shape of the batch body. Rows are deliberately loose here (any value passes the route check) and
+ * are checked one by one by the use case, which reports every bad row at once with its index.
+ */
 export const stockBatchBody = Joi.object({
   updates: Joi.array()
     .items(
-      Joi.object({
-        productId: Joi.any().description('product id: integer or numeric string'),
-        quantity: Joi.any().description('new quantity: integer >= 0'),
-      }).unknown(true),
+      Joi.alternatives().try(
+        Joi.object({
+          productId: Joi.any().description('product id: integer or numeric string'),
+          quantity: Joi.any().description('new quantity: integer >= 0'),
+        }).unknown(true),
+        Joi.any(),
+      ),
     )
     .description(`at most ${MAX_BATCH_ROWS} rows`),
 });

@@ -45,7 +45,7 @@ export async function deleteProducts(em: EntityManager, rawIds: unknown): Promis
   const ids = parseIdList(rawIds);
   await em.transactional(async tem => {
     const found = await tem.execute<{ id: string }[]>(
-      'select id::text as id from product where id = any(?::bigint[]) order by id for update',
+      'select id::text as id from product p where p.id = any(?::bigint[]) order by p.id for update',
       [bigintArray(ids)],
     );
     const existing = new Set(found.map(r => r.id));

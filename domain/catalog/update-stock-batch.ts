@@ -79,7 +79,7 @@ export async function updateStockBatch(
   const ids = updates.map(u => u.productId);
   return em.transactional(async tem => {
     const locked = await tem.execute<{ id: string; quantity: number }[]>(
-      'select id::text as id, quantity from product where id = any(?::bigint[]) order by id for update',
+      'select id::text as id, quantity from product p where p.id = any(?::bigint[]) order by p.id for update',
       [bigintArray(ids)],
     );
     const before = new Map(locked.map(r => [r.id, r.quantity]));
