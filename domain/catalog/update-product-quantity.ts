@@ -16,22 +16,25 @@ export async function updateProductQuantity(
   actor: string,
 ): Promise<ProductView> {
   return em.transactional(async tem => {
-    const rows = await tem.execute<(ProductRow & { quantity_before: number })[]>(
-      `update product p set quantity = ?, updated_at = now()
-       from (select id, quantity from product where id = ? for update) old
-       where p.id = old.id
-       returning old.quantity as quantity_before, ${productColumns('p')}`,
+    // Lock first: the value read here is the one this update replaces; concurrent writers queue on the lock.
+    const locked = await tem.execute<{ quantity: number }[]>(
+      'select quantity from product where id = ? for update',
+      [id],
+    );
+    if (!locked[0]) throw new NotFoundError('product.not.found');
+    const before = locked[0].quantity;
+    const rows = await tem.execute<ProductRow[]>(
+      `update product p set quantity = ?, updated_at = now() where p.id = ? returning ${productColumns('p')}`,
       [quantity, id],
     );
     const row = rows[0];
-    if (!row) throw new NotFoundError('product.not.found');
     const view = toProductView(row);
-    if (row.quantity_before !== view.quantity)
+    if (before !== view.quantity)
       await recordEvent(
         tem,
         PRODUCT_QUANTITY_CHANGED,
         row.id,
-        quantityChanged(view, row.quantity_before, view.quantity, actor, view.updatedAt),
+        quantityChanged(view, before, view.quantity, actor, view.updatedAt),
       );
     return view;
   });

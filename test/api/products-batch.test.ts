@@ -94,7 +94,9 @@ describe('Product API: batch stock update and bulk delete', () => {
           { productId: '987654322', quantity: 1 },
         ],
       }).expect(404);
-      expect(res.body.message).to.equal('These product IDs do not exist: 987654321, 987654322. Nothing was updated.');
+      expect(res.body.message).to.equal(
+        'These product IDs do not exist: 987654321, 987654322. Nothing was updated.',
+      );
       expect(res.body.details).to.deep.equal([
         { field: 'updates[1].productId', message: 'The product with ID 987654321 does not exist.', index: 1 },
         { field: 'updates[3].productId', message: 'The product with ID 987654322 does not exist.', index: 3 },
@@ -107,8 +109,19 @@ describe('Product API: batch stock update and bulk delete', () => {
       const cases: [unknown, string][] = [
         [{}, "The 'updates' list is required and cannot be empty."],
         [{ updates: [] }, "The 'updates' list is required and cannot be empty."],
-        [{ updates: Array.from({ length: 1001 }, () => ({ productId: id, quantity: 1 })) }, 'A batch can contain at most 1000 updates.'],
-        [{ updates: [{ productId: id, quantity: 1 }, { productId: String(id), quantity: 2 }] }, '1 invalid entries in the batch. Nothing was updated.'],
+        [
+          { updates: Array.from({ length: 1001 }, () => ({ productId: id, quantity: 1 })) },
+          'A batch can contain at most 1000 updates.',
+        ],
+        [
+          {
+            updates: [
+              { productId: id, quantity: 1 },
+              { productId: String(id), quantity: 2 },
+            ],
+          },
+          '1 invalid entries in the batch. Nothing was updated.',
+        ],
       ];
       for (const [body, message] of cases) {
         const res = await batch(body).expect(400);
@@ -159,7 +172,11 @@ describe('Product API: batch stock update and bulk delete', () => {
         expect(res.body.message).to.equal(message);
       }
       const bad = await del({ ids: [p.id, 'x', -1, null] }).expect(400);
-      expect(bad.body.details.map((d: { field: string }) => d.field)).to.deep.equal(['ids[1]', 'ids[2]', 'ids[3]']);
+      expect(bad.body.details.map((d: { field: string }) => d.field)).to.deep.equal([
+        'ids[1]',
+        'ids[2]',
+        'ids[3]',
+      ]);
       await api().get(`/api/products/${p.id}`).set('Authorization', actors.admin.auth).expect(200);
     });
   });

@@ -21,7 +21,11 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
 
     it('When there are no products, then total 0, an empty list, an empty page and the "sufficiently stocked" message', async () => {
       const total = await get('/api/products/total-stock-value').expect(200);
-      expect(total.body).to.deep.equal({ success: true, message: 'Total stock value fetched successfully', data: 0 });
+      expect(total.body).to.deep.equal({
+        success: true,
+        message: 'Total stock value fetched successfully',
+        data: 0,
+      });
       expect((await get('/api/products').expect(200)).body).to.deep.equal([]);
       const page = await get('/api/products/paged').expect(200);
       expect(page.body.data).to.deep.equal({
@@ -40,7 +44,12 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
 
     it('When 10 x 50 and 5 x 30 exist, then the total is 650', async () => {
       await createProduct(actors.admin, { name: unique('Alpha'), quantity: 10, price: 50 });
-      await createProduct(actors.admin, { name: unique('Beta'), quantity: 5, price: undefined, purchasePrice: 30 });
+      await createProduct(actors.admin, {
+        name: unique('Beta'),
+        quantity: 5,
+        price: undefined,
+        purchasePrice: 30,
+      });
       const res = await get('/api/products/total-stock-value').expect(200);
       expect(res.body.data).to.equal(650);
       const low = await get('/api/products/low-stock').expect(200);
@@ -67,11 +76,16 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
         ['Eta Apparatus', 15, 25],
         ['Theta Machine', 4, 80],
       ];
-      for (const [name, quantity, price] of demo) await createProduct(actors.admin, { name, quantity, price });
+      for (const [name, quantity, price] of demo)
+        await createProduct(actors.admin, { name, quantity, price });
       const res = await get('/api/products/total-stock-value').expect(200);
       expect(res.body.data).to.equal(2655);
       const low = await get('/api/products/low-stock').expect(200);
-      expect(low.body.map((p: { name: string }) => p.name)).to.deep.equal(['Gamma Tool', 'Delta Device', 'Theta Machine']);
+      expect(low.body.map((p: { name: string }) => p.name)).to.deep.equal([
+        'Gamma Tool',
+        'Delta Device',
+        'Theta Machine',
+      ]);
     });
   });
 
@@ -85,7 +99,8 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
         ['A-item', 1, 10],
         ['b-item', 9, 1],
       ];
-      for (const [name, quantity, price] of specs) ids.push((await createProduct(actors.admin, { name, quantity, price })).id);
+      for (const [name, quantity, price] of specs)
+        ids.push((await createProduct(actors.admin, { name, quantity, price })).id);
     });
 
     it('When listed, then a bare array sorted by id', async () => {
@@ -107,7 +122,10 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
     it('When list parameters are invalid, then 400 VALIDATION_ERROR', async () => {
       const cases: [string, string][] = [
         ['sortBy=password', 'sortBy must be one of: id, name, quantity, price, totalValue, createdAt.'],
-        ['sortBy=name;drop table product', 'sortBy must be one of: id, name, quantity, price, totalValue, createdAt.'],
+        [
+          'sortBy=name;drop table product',
+          'sortBy must be one of: id, name, quantity, price, totalValue, createdAt.',
+        ],
         ['order=sideways', 'order must be asc or desc.'],
         ['limit=0', 'limit must be a whole number between 1 and 10000.'],
         ['limit=abc', 'limit must be a whole number between 1 and 10000.'],
@@ -122,7 +140,13 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
     it('When paged, then the envelope with both page spellings; past the end, then empty content with the same totals', async () => {
       const first = await get('/api/products/paged?page=0&size=2').expect(200);
       expect(first.body.message).to.equal('Paged products fetched successfully');
-      expect(first.body.data).to.include({ pageNumber: 0, currentPage: 0, pageSize: 2, totalElements: 3, totalPages: 2 });
+      expect(first.body.data).to.include({
+        pageNumber: 0,
+        currentPage: 0,
+        pageSize: 2,
+        totalElements: 3,
+        totalPages: 2,
+      });
       expect(first.body.data.content.map((p: { id: number }) => p.id)).to.deep.equal(ids.slice(0, 2));
       const last = await get('/api/products/paged?page=1&size=2').expect(200);
       expect(last.body.data.content.map((p: { id: number }) => p.id)).to.deep.equal(ids.slice(2));
@@ -156,13 +180,19 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
     let tag: string;
     before(async () => {
       tag = unique('Srch').replace(' ', '');
-      await createProduct(actors.admin, { name: `${tag} Red Lamp`, description: 'bright', category: 'Lighting' });
+      await createProduct(actors.admin, {
+        name: `${tag} Red Lamp`,
+        description: 'bright',
+        category: 'Lighting',
+      });
       await createProduct(actors.admin, { name: `${tag} 100% Cotton_Shirt`, category: 'Apparel' });
       await createProduct(actors.admin, { name: `${tag} Back\\slash`, sku: `${tag}-SKU` });
     });
 
     it('When searching by name, then a case-insensitive substring match as a bare array', async () => {
-      const res = await get(`/api/products/search?name=${encodeURIComponent(`${tag} red`.toUpperCase())}`).expect(200);
+      const res = await get(
+        `/api/products/search?name=${encodeURIComponent(`${tag} red`.toUpperCase())}`,
+      ).expect(200);
       expect(res.body.map((p: { name: string }) => p.name)).to.deep.equal([`${tag} Red Lamp`]);
       expect(res.body[0]).to.include.keys('purchasePrice', 'sku', 'totalValue', 'lastUpdated');
     });
