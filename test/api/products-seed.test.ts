@@ -63,8 +63,10 @@ describe('Demo data (npm run seed:demo and the start command)', () => {
 
   it('When the start command prepares data, then it seeds only an empty product table and only when asked', async () => {
     const services = testApp().services;
-    const withSeed = (seedDemoData: boolean, nodeEnv: Services['config']['nodeEnv'] = 'development') =>
-      ({ ...services, config: { ...services.config, seedDemoData, nodeEnv } }) as Services;
+    const withSeed = (
+      seedDemoData: boolean,
+      nodeEnv: Services['config']['nodeEnv'] = 'development',
+    ): Services => ({ ...services, config: { ...services.config, seedDemoData, nodeEnv } });
 
     await prepareData(withSeed(false));
     expect(await sql('select id from product')).to.have.length(0);
