@@ -10,6 +10,11 @@ export const MAX_PAGE_SIZE = 200;
 export const SORTABLE = ['id', 'name', 'quantity', 'price', 'totalValue', 'createdAt'] as const;
 export type ProductSort = (typeof SORTABLE)[number];
 
+/** PostgreSQL text cannot hold U+0000: such input is a 400, never a database error. */
+const NO_NUL = /\u0000/;
+const withoutNul = (schema: Joi.StringSchema) =>
+  schema.pattern(NO_NUL, { invert: true }).messages({ 'string.pattern.invert.base': 'product.text.nul' });
+
 /*
  * Field rules. Each field reports ONE error (a custom rule instead of integer + min + max), and every joi
  * message is an i18n key, so the product envelope carries the contract's exact texts.
@@ -59,21 +64,21 @@ export const priceField = Joi.number()
   .messages(priceMessages)
   .description('number >= 0.01, at most 2 decimals');
 
-export const nameField = Joi.string().trim().max(255).messages({
+export const nameField = withoutNul(Joi.string()).trim().max(255).messages({
   'any.required': 'product.name.required',
   'string.base': 'product.name.required',
   'string.empty': 'product.name.required',
   'string.max': 'product.name.too.long',
 });
 
-export const skuField = Joi.string().trim().max(50).messages({
+export const skuField = withoutNul(Joi.string()).trim().max(50).messages({
   'string.base': 'product.sku.invalid',
   'string.empty': 'product.sku.invalid',
   'string.max': 'product.sku.too.long',
 });
 
 const optionalText = (max: number, field: 'category' | 'description') =>
-  Joi.string()
+  withoutNul(Joi.string())
     .trim()
     .max(max)
     .allow(null, '')
@@ -177,10 +182,12 @@ export const pagedQuery = Joi.object({
   size: nonNegativeInt(MAX_PAGE_SIZE, 'product.paging.size').min(1).default(10),
 });
 
-export const searchQuery = Joi.object({
-  name: Joi.string().max(255).allow('').messages({ 'string.max': 'product.search.term.too.long' }),
-  q: Joi.string().max(255).allow('').messages({ 'string.max': 'product.search.term.too.long' }),
-});
+const searchTerm = withoutNul(Joi.string())
+  .max(255)
+  .allow('')
+  .messages({ 'string.max': 'product.search.term.too.long' });
+
+export const searchQuery = Joi.object({ name: searchTerm, q: searchTerm });
 
 /** One row of a batch stock update; `productId` may be a number or a numeric string (both clients). */
 export const stockUpdateRow = Joi.object({

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import request from 'supertest';
-import { api, testApp } from '../setup/hooks.js';
+import { api } from '../setup/hooks.js';
 import {
   createProduct,
   expectProductError,
@@ -279,8 +278,7 @@ describe('Product API: records, create, get, partial update, delete', () => {
     });
 
     it('When a route under /api/products does not exist, then 404 in the product envelope', async () => {
-      // Plain supertest: the conformance checker assumes the central error body for undocumented paths.
-      const raw = request(testApp().server.server);
+      const raw = api();
       const res = await raw.get('/api/products/1/nothing').set('Authorization', actors.user.auth).expect(404);
       expect(res.body).to.include({ success: false, status: 404, data: null, error: 'not_found' });
       const patch = await raw
