@@ -11,7 +11,7 @@ export const SORTABLE = ['id', 'name', 'quantity', 'price', 'totalValue', 'creat
 export type ProductSort = (typeof SORTABLE)[number];
 
 /** PostgreSQL text cannot hold U+0000: such input is a 400, never a database error. */
-const NO_NUL = /\u0000/;
+const NO_NUL = new RegExp(String.fromCharCode(0));
 const withoutNul = (schema: Joi.StringSchema) =>
   schema.pattern(NO_NUL, { invert: true }).messages({ 'string.pattern.invert.base': 'product.text.nul' });
 
@@ -146,11 +146,24 @@ export const priceBody = Joi.object(priceKeys).custom(pricePair(true)).messages(
 
 export const nameBody = Joi.object({ name: nameField.empty(null).required() });
 
+const INT64_MAX = 9223372036854775807n;
+
+/**
+ * A product id given as a JSON number or a digit string -> its canonical digit string (`007` -> `7`), or
+ * undefined when it is not a non-negative int64.
+ */
+export function toProductId(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  if (typeof value !== 'string' || !/^[0-9]{1,19}$/.test(value)) return undefined;
+  const id = BigInt(value);
+  return id <= INT64_MAX ? id.toString() : undefined;
+}
+
 /** Path ids are int64: digits only, normalised (`007` -> `7`). */
 export const productIdParams = Joi.object({
   id: Joi.string()
-    .pattern(/^[0-9]{1,18}$/)
-    .custom((value: string) => BigInt(value).toString())
+    .pattern(/^[0-9]{1,19}$/)
+    .custom((value: string, helpers) => toProductId(value) ?? helpers.error('string.pattern.base'))
     .required()
     .messages({ 'string.pattern.base': 'product.id.invalid', 'string.base': 'product.id.invalid' })
     .description('product id (int64)'),
@@ -194,9 +207,7 @@ export const stockUpdateRow = Joi.object({
   productId: Joi.any()
     .required()
     .custom((value: unknown, helpers) => {
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-      if (typeof value === 'string' && /^[0-9]{1,18}$/.test(value)) return BigInt(value).toString();
-      return helpers.error('any.invalid');
+      return toProductId(value) ?? helpers.error('any.invalid');
     })
     .messages({
       'any.required': 'product.batch.product.id.invalid',

@@ -1,16 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Joi from 'joi';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
-import { MAX_BATCH_ROWS } from './catalog.schemas.js';
+import { MAX_BATCH_ROWS, toProductId } from './catalog.schemas.js';
 import { bigintArray } from './product.view.js';
 import { rowFieldErrors } from './product-errors.js';
 
 const idSchema = Joi.any()
   .required()
   .custom((value: unknown, helpers) => {
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-    if (typeof value === 'string' && /^[0-9]{1,18}$/.test(value)) return BigInt(value).toString();
-    return helpers.error('any.invalid');
+    return toProductId(value) ?? helpers.error('any.invalid');
   })
   .messages({ 'any.required': 'product.bulk.id.invalid', 'any.invalid': 'product.bulk.id.invalid' });
 
@@ -54,7 +52,7 @@ export async function deleteProducts(em: EntityManager, rawIds: unknown): Promis
     if (missing.length > 0) {
       const fieldErrors: FieldError[] = [];
       rawList.forEach((raw, index) => {
-        const id = BigInt(raw as string | number).toString();
+        const id = toProductId(raw)!;
         if (!existing.has(id))
           fieldErrors.push({
             field: `ids[${index}]`,

@@ -260,10 +260,20 @@ describe('Product API: records, create, get, partial update, delete', () => {
       expectProductError(res.body, 404, 'The product with ID 987654321 does not exist.');
       expect(res.body.data).to.equal(null);
       expect(res.body.path).to.equal('/api/products/987654321');
+      const max = await api()
+        .get('/api/products/9223372036854775807')
+        .set('Authorization', actors.user.auth)
+        .expect(404);
+      expect(max.body.message).to.equal('The product with ID 9223372036854775807 does not exist.');
+      const padded = await api()
+        .get('/api/products/000987654321')
+        .set('Authorization', actors.user.auth)
+        .expect(404);
+      expect(padded.body.message).to.equal('The product with ID 987654321 does not exist.');
     });
 
     it('When the id is not numeric, negative, or beyond int64, then 400 in the product envelope', async () => {
-      for (const id of ['abc', '-1', '1.5', '99999999999999999999', '1e3', '%20']) {
+      for (const id of ['abc', '-1', '1.5', '9223372036854775808', '99999999999999999999', '1e3', '%20']) {
         const res = await api().get(`/api/products/${id}`).set('Authorization', actors.user.auth).expect(400);
         expect(res.body).to.include({
           success: false,

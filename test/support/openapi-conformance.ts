@@ -62,7 +62,7 @@ export class OpenApiConformance {
     if (!schema) return;
     if (!(res.headers['content-type'] ?? '').includes('application/json'))
       throw new Error(`${method} ${path}: expected a JSON body, got ${res.headers['content-type']}`);
-    const key = `${method} ${op?.operationId ?? 'none'} ${status}`;
+    const key = `${method} ${op?.operationId ?? unknownPathError(path)} ${status}`;
     let validate = this.cache.get(key);
     if (!validate) {
       validate = this.ajv.compile({ ...schema, components: this.doc.components });
