@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { api } from '../setup/hooks.js';
+import { api, testApp } from '../setup/hooks.js';
+import { lowStockProducts } from '../../domain/catalog/product-queries.js';
 import {
   createProduct,
   productActors,
@@ -84,6 +85,15 @@ describe('Product API: lists, paging, search, low stock, total stock value', () 
       expect(low.body.map((p: { name: string }) => p.name)).to.deep.equal([
         'Gamma Tool',
         'Delta Device',
+        'Theta Machine',
+      ]);
+      // The threshold is configuration (LOW_STOCK_THRESHOLD): the same query with 8 adds Beta and Zeta.
+      const at8 = await lowStockProducts(testApp().services.orm.em.fork(), 8);
+      expect(at8.map(p => p.name)).to.deep.equal([
+        'Beta Gadget',
+        'Gamma Tool',
+        'Delta Device',
+        'Zeta Instrument',
         'Theta Machine',
       ]);
     });
