@@ -120,7 +120,8 @@ export const createProductBody = Joi.object({
   name: nameField.required(),
   quantity: requiredQuantity,
   ...priceKeys,
-  sku: skuField,
+  // Blank or null: generated, like an absent sku (form clients send empty fields).
+  sku: skuField.empty(Joi.valid('', null)),
   category: categoryField,
   description: descriptionField,
 })

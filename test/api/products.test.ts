@@ -54,6 +54,13 @@ describe('Product API: records, create, get, partial update, delete', () => {
       expect(p.description).to.equal(null);
     });
 
+    it('When the sku is blank or null, then one is generated', async () => {
+      for (const sku of ['', '   ', null]) {
+        const p = await createProduct(actors.admin, { sku });
+        expect(p.sku).to.match(/^SKU-[A-Z0-9]{8}$/);
+      }
+    });
+
     it('When price and purchasePrice are both given and equal, then accepted; different, then 400', async () => {
       await createProduct(actors.admin, { price: 4, purchasePrice: 4 });
       const res = await api()
