@@ -27,8 +27,7 @@ export function parseIdList(ids: unknown): string[] {
   const parsed: string[] = [];
   ids.forEach((raw, index) => {
     const { value, error } = idSchema.validate(raw);
-    if (error)
-      errors.push(...rowFieldErrors('ids', index, error).map(e => ({ ...e, field: `ids[${index}]` })));
+    if (error) errors.push(...rowFieldErrors('ids', index, error));
     else parsed.push(value as string);
   });
   if (errors.length > 0) throw new ValidationError(errors[0].messageKey, { fieldErrors: errors });
