@@ -5,6 +5,10 @@ import type { Response } from 'supertest';
 type Doc = Record<string, any>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
+/** Unknown paths answer in their family's error shape: the product envelope under /api/products. */
+const unknownPathError = (path: string) =>
+  /^\/api\/(products(\/|$)|auth\/login$)/.test(path) ? 'ProductErrorBody' : 'ErrorBody';
+
 /** Validates responses against the generated OpenAPI 3.1 document, so docs and code cannot drift. */
 export class OpenApiConformance {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -36,7 +40,8 @@ export class OpenApiConformance {
 
   /** Throws with a readable message when the response does not match its documented schema. */
   check(method: string, url: string, res: Response): void {
-    const path = new URL(url, 'http://x').pathname;
+    // Express routing is not strict: `/api/products/` is served by `/api/products`.
+    const path = new URL(url, 'http://x').pathname.replace(/(.)\/$/, '$1');
     if (path === '/api/openapi.json' || path.startsWith('/api/docs') || path === '/metrics') return;
     if (path.startsWith('/admin/queues')) return;
     const op = this.operation(method, path);
@@ -47,13 +52,17 @@ export class OpenApiConformance {
     if (op && !response) throw new Error(`${method} ${path}: status ${status} is not documented`);
     const schema =
       response?.content?.['application/json']?.schema ??
-      (op ? undefined : res.status >= 400 ? { $ref: '#/components/schemas/ErrorBody' } : undefined);
+      (op
+        ? undefined
+        : res.status >= 400
+          ? { $ref: `#/components/schemas/${unknownPathError(path)}` }
+          : undefined);
     if (!op && res.status < 400 && res.status !== 302)
       throw new Error(`${method} ${path}: undocumented route answered ${status}`);
     if (!schema) return;
     if (!(res.headers['content-type'] ?? '').includes('application/json'))
       throw new Error(`${method} ${path}: expected a JSON body, got ${res.headers['content-type']}`);
-    const key = `${method} ${op?.operationId ?? 'none'} ${status}`;
+    const key = `${method} ${op?.operationId ?? unknownPathError(path)} ${status}`;
     let validate = this.cache.get(key);
     if (!validate) {
       validate = this.ajv.compile({ ...schema, components: this.doc.components });
