@@ -7,6 +7,7 @@ import { startServer } from '../api/server.js';
 import { createDatabases } from './create-databases.js';
 import { load, printTable, ratio } from './bench-support.js';
 import { runScript } from './run-script.js';
+import { benchProducts } from './bench-products.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -52,4 +53,6 @@ async function benchPipeline(): Promise<void> {
 
 await runScript(async () => {
   await benchPipeline();
+  const products = await benchProducts();
+  printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
 });
