@@ -7,6 +7,7 @@ import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
+import { rejectNul } from './middleware/reject-nul.js';
 import { authenticate } from './middleware/authenticate.js';
 import { createMetrics } from './middleware/metrics.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
@@ -67,6 +68,7 @@ export function createApp(services: Services): BuiltApp {
   app.use(language(i18n));
   app.use(errorStyle);
   app.use(express.json({ limit: '1mb' }));
+  app.use(rejectNul);
   app.use(unitOfWork(orm));
   app.use(sessionMiddleware(config, redis));
   app.use(authenticate(config));

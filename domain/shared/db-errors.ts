@@ -14,6 +14,12 @@ import {
   ValidationError,
 } from './errors.js';
 
+/**
+ * Data exceptions caused by input the validation let through: invalid text representation, numeric out of
+ * range, NUL byte / character not in repertoire, string too long, bad or overflowing datetime.
+ */
+const INVALID_INPUT_SQLSTATES = new Set(['22P02', '22003', '22021', '22001', '22007', '22008', '22P05']);
+
 /** SQLSTATE codes that mean "the database is not available right now", not "the request is wrong". */
 const UNAVAILABLE_SQLSTATES = new Set([
   '57P01',
@@ -57,7 +63,7 @@ export function translateDbError(error: unknown): AppError | undefined {
     sqlState(error) === '23502'
   )
     return new ValidationError('error.invalid.parameter', { cause: error });
-  if (sqlState(error) === '22P02' || sqlState(error) === '22003')
+  if (INVALID_INPUT_SQLSTATES.has(sqlState(error) ?? ''))
     return new ValidationError('error.invalid.parameter', { cause: error });
   if (isUnavailable(error) || (error instanceof DriverException && isUnavailable(error.cause)))
     return new ServiceUnavailableError('error.database.unavailable', { cause: error });

@@ -111,3 +111,15 @@ describe('Error bodies', () => {
     });
   });
 });
+
+describe('Database input errors', () => {
+  it('When text with a NUL byte reaches the database, then 400 and not 500', async () => {
+    const body = await api()
+      .post('/api/auth/login')
+      .send({ username: 'nul\u0000user', password: 'x' })
+      .expect(400);
+    expect(body.body.message).to.equal('Text must not contain NUL characters');
+    const query = await api().get('/api/me?lang=de%00').expect(400);
+    expect(query.body.fieldErrors).to.have.property('query.lang');
+  });
+});
