@@ -118,7 +118,7 @@ describe('Database input errors', () => {
       .post('/api/auth/login')
       .send({ username: 'nul\u0000user', password: 'x' })
       .expect(400);
-    expect(body.body.message).to.equal('Text must not contain NUL characters');
+    expect(body.body.message).to.equal('Text must not contain NUL characters.');
     const query = await api().get('/api/me?lang=de%00').expect(400);
     expect(query.body.fieldErrors).to.have.property('query.lang');
   });
