@@ -120,6 +120,6 @@ describe('Database input errors', () => {
       .expect(400);
     expect(body.body.message).to.equal('Text must not contain NUL characters.');
     const query = await api().get('/api/me?lang=de%00').expect(400);
-    expect(query.body.fieldErrors).to.have.property('query.lang');
+    expect(query.body.fieldErrors).to.have.property('lang');
   });
 });
