@@ -22,7 +22,9 @@ export function startWorker(
   const worker = new Worker(queue, job => processor(job, services.orm.em.fork(), services), {
     connection,
     prefix: services.config.redisPrefix,
-    concurrency: 4,
+    concurrency: services.config.workerConcurrency,
+    lockDuration: services.config.workerLockDurationMs,
+    stalledInterval: services.config.workerStalledIntervalMs,
     skipVersionCheck: true,
     ...options,
   });

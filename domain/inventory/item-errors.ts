@@ -1,0 +1,24 @@
+import {
+  DuplicateResourceError,
+  NotFoundError,
+  PreconditionFailedError,
+  UnprocessableError,
+} from '../shared/errors.js';
+
+export const itemNotFound = () => new NotFoundError('inventory.item.not.found');
+export const supplierNotFound = () => new NotFoundError('error.not.found.supplier');
+export const duplicateItemName = () => new DuplicateResourceError('error.duplicate.resource');
+export const duplicateSku = () => new DuplicateResourceError('inventory.item.sku.duplicate');
+export const staleItem = () => new PreconditionFailedError('inventory.item.stale');
+export const negativeStock = () => new UnprocessableError('inventory.item.quantity.negative');
+
+/**
+ * `If-Match` value -> expected version. `*` or absent -> undefined (any version); `"3"`, `W/"3"` and `3` -> 3;
+ * anything else can never match (412).
+ */
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*' || header.trim() === '') return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
+  if (!match) throw staleItem();
+  return Number(match[1]);
+}
