@@ -50,16 +50,10 @@ export const ADJUST_REASON_INPUTS = [...ADJUST_REASONS, ...Object.keys(REASON_AL
 
 /** I8 query. */
 export const adjustQuantityQuery = Joi.object({
-  delta: Joi.number()
-    .integer()
-    .min(-2147483648)
-    .max(2147483647)
-    .invalid(0)
-    .required()
-    .messages({
-      'any.invalid': 'inventory.adjust.delta.zero',
-      'any.required': 'inventory.adjust.delta.required',
-    }),
+  delta: Joi.number().integer().min(-2147483648).max(2147483647).invalid(0).required().messages({
+    'any.invalid': 'inventory.adjust.delta.zero',
+    'any.required': 'inventory.adjust.delta.required',
+  }),
   reason: Joi.string()
     .valid(...ADJUST_REASON_INPUTS)
     .required()

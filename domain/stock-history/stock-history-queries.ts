@@ -51,8 +51,11 @@ export async function listHistory(
   if (query.size === undefined) return rows(em, '', [], `order by ${NEWEST_FIRST}`);
   const request = parsePageRequest(query, LIST_RULES);
   const [content, total] = await Promise.all([
-    rows(em, '', [], `order by ${orderByClause(request.sort, LIST_RULES, 'h.id')} limit ? offset ?`).then(
-      r => r,
+    rows(
+      em,
+      '',
+      [request.size, request.page * request.size],
+      `order by ${orderByClause(request.sort, LIST_RULES, 'h.id')} limit ? offset ?`,
     ),
     count(em, '', []),
   ]);
