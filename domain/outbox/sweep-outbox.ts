@@ -5,10 +5,12 @@ import { CONSUMER_JOB_OPTIONS, outboxJobId, type OutboxConsumer } from './consum
 export const SWEEP_BATCH = 500;
 
 /**
- * One sweep for one consumer: every event whose marker is still null (never "ids above the last one seen":
- * ids are not in commit order) is (re-)enqueued under its deterministic job id. `FOR UPDATE SKIP LOCKED`
- * spreads the rows over concurrent sweepers; job ids de-duplicate what is already queued. Events younger than
- * `graceMs` are left to the fast path. Returns how many events were enqueued.
+ * One sweep for one consumer: every event whose marker is still null (never "ids above the last one seen"
+ * across sweeps: ids are not in commit order) is (re-)enqueued under its deterministic job id.
+ * `SKIP LOCKED` leaves out the events a worker is recording right now (it holds their row lock); the claim is
+ * released before talking to Redis, so a sweep never blocks a worker. Concurrent sweepers may enqueue the same
+ * event: the job id de-duplicates it. Events younger than `graceMs` are left to the fast path. Returns how many
+ * events were enqueued.
  */
 export async function sweepOutbox(
   em: EntityManager,
@@ -20,27 +22,27 @@ export async function sweepOutbox(
   let total = 0;
   let after = '0';
   for (;;) {
-    const found = await em.fork().transactional(async tx => {
+    const ids = await em.fork().transactional(async tx => {
       const rows = await tx.execute<{ id: string }[]>(
         `select id::text as id from outbox_event
           where ${consumer.marker} is null and id > ? and created_at < now() - make_interval(secs => ?)
           order by id limit ? for update skip locked`,
         [after, (options.graceMs ?? 0) / 1000, batch],
       );
-      if (rows.length > 0)
-        await queues.addBulk(
-          consumer.queue,
-          rows.map(row => ({
-            name: consumer.jobName,
-            data: { eventId: row.id },
-            opts: { ...CONSUMER_JOB_OPTIONS, jobId: outboxJobId(row.id) },
-          })),
-          options.enqueueTimeoutMs ?? 3000,
-        );
-      return rows.map(r => r.id);
+      return rows.map(row => row.id);
     });
-    total += found.length;
-    if (found.length < batch) return total;
-    after = found[found.length - 1];
+    if (ids.length > 0)
+      await queues.addBulk(
+        consumer.queue,
+        ids.map(id => ({
+          name: consumer.jobName,
+          data: { eventId: id },
+          opts: { ...CONSUMER_JOB_OPTIONS, jobId: outboxJobId(id) },
+        })),
+        options.enqueueTimeoutMs ?? 3000,
+      );
+    total += ids.length;
+    if (ids.length < batch) return total;
+    after = ids[ids.length - 1];
   }
 }

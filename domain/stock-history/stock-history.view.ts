@@ -27,5 +27,5 @@ export const toHistoryView = (row: StockHistoryView): StockHistoryView => ({
   change: Number(row.change),
   quantityBefore: Number(row.quantityBefore),
   quantityAfter: Number(row.quantityAfter),
-  priceAtChange: numericToNumber(row.priceAtChange as unknown as string),
+  priceAtChange: numericToNumber(row.priceAtChange),
 });

@@ -10,7 +10,7 @@ export async function updateSupplier(
   id: string,
   input: SupplierInput,
 ): Promise<SupplierView> {
-  if (input.id !== undefined && input.id !== null && String(input.id) !== id)
+  if (input.id !== undefined && input.id !== null && input.id !== id)
     throw new ValidationError('error.id.mismatch', {
       fieldErrors: [{ field: 'id', messageKey: 'error.id.mismatch' }],
     });

@@ -310,11 +310,7 @@ describe('Inventory items (I1-I11)', () => {
         .expect(200);
       expect(ok.body).to.include({ quantity: 2, version: 2, totalValue: 5 });
       expect(ok.headers.etag).to.equal('"2"');
-      for (const [reason, stored] of [
-        ['RETURNED_BY_CUSTOMER', 'RETURN'],
-        ['MANUAL_UPDATE', 'MANUAL_ADJUSTMENT'],
-        ['RETURNED_TO_SUPPLIER', 'RETURNED_TO_SUPPLIER'],
-      ])
+      for (const reason of ['RETURNED_BY_CUSTOMER', 'MANUAL_UPDATE', 'RETURNED_TO_SUPPLIER'])
         await api().patch(`${url}?delta=1&reason=${reason}`).set('Authorization', user.auth).expect(200);
       const entries = await history(item.id);
       expect(entries.map(e => e.reason)).to.deep.equal([

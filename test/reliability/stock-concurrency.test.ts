@@ -4,29 +4,9 @@ import { createUser, type TestUser } from '../support/users.js';
 import { inLanes, newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { assertChain as assertChainOf } from '../support/history.js';
 
-interface HistoryRow {
-  outbox_event_id: string;
-  change: number;
-  quantity_before: number;
-  quantity_after: number;
-}
-
-/** History rows of an item ordered by outbox id; asserts the resulting-quantity chain has no break. */
-export async function assertChain(itemId: string): Promise<HistoryRow[]> {
-  const rows = await testApp()
-    .services.orm.em.fork()
-    .execute<HistoryRow[]>(
-      'select outbox_event_id, change, quantity_before, quantity_after from stock_history where item_id = ? order by outbox_event_id',
-      [itemId],
-    );
-  for (let i = 1; i < rows.length; i++)
-    expect(rows[i].quantity_before, `chain break at event ${rows[i].outbox_event_id}`).to.equal(
-      rows[i - 1].quantity_after,
-    );
-  for (const row of rows) expect(row.quantity_before + row.change).to.equal(row.quantity_after);
-  return rows;
-}
+const assertChain = (itemId: string) => assertChainOf(testApp().services, itemId);
 
 describe('Stock changes under concurrency (R1, R2, R4)', function () {
   this.timeout(120000);
