@@ -25,6 +25,9 @@ export function startWorker(
     concurrency: services.config.workerConcurrency,
     lockDuration: services.config.workerLockDurationMs,
     stalledInterval: services.config.workerStalledIntervalMs,
+    // BullMQ waits this long before retrying after a connection error (default 15 s): come back quickly
+    // once Redis is reachable again.
+    runRetryDelay: 500,
     skipVersionCheck: true,
     ...options,
   });

@@ -81,18 +81,38 @@ export class WorkerProcess {
 
   constructor(private readonly env: Record<string, string>) {}
 
-  start(): void {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', '--worker'], {
+  /** Starts the process and resolves once its workers are running (it logs "workers started"). */
+  async start(timeoutMs = 60000): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', '--worker'], {
       env: {
         ...testEnv({
           OUTBOX_SWEEP_INTERVAL_MS: '200',
           WORKER_LOCK_DURATION_MS: '2000',
           WORKER_STALLED_INTERVAL_MS: '1000',
+          LOG_LEVEL: process.env.TEST_WORKER_LOGS ?? 'info',
           ...this.env,
         }),
         PATH: process.env.PATH,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      let buffered = '';
+      const timer = setTimeout(() => reject(new Error('worker process did not start')), timeoutMs);
+      const onExit = () => reject(new Error('worker process exited during start-up'));
+      child.once('exit', onExit);
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (process.env.TEST_WORKER_LOGS) process.stdout.write(chunk);
+        if (buffered === null) return;
+        buffered += chunk.toString();
+        if (buffered.includes('"workers started"')) {
+          buffered = null as unknown as string;
+          clearTimeout(timer);
+          child.off('exit', onExit);
+          resolve();
+        }
+      });
     });
   }
 
