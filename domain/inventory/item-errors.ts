@@ -14,11 +14,10 @@ export const negativeStock = () => new UnprocessableError('inventory.item.quanti
 
 /**
  * `If-Match` value -> expected version. `*` or absent -> undefined (any version); `"3"`, `W/"3"` and `3` -> 3;
- * anything else can never match (412).
+ * anything else can never match: -1, so the use case still answers 404 first and 412 after (contract order).
  */
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*' || header.trim() === '') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!match) throw staleItem();
-  return Number(match[1]);
+  return match ? Number(match[1]) : -1;
 }

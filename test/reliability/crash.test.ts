@@ -79,6 +79,31 @@ describe('Crash safety of the stock-history pipeline (R5, R7, R8)', function () 
     }
   });
 
+  it('When two worker processes sweep 500 changes over 50 items with no fast path, then each is recorded exactly once', async () => {
+    const services = testApp().services;
+    const admin = await createUser(services, 'ROLE_ADMIN', 'admin');
+    const user = await createUser(services, 'ROLE_USER');
+    const items = await makeItems(api(), admin, 50, 100);
+    // The workers listen under another prefix than the API enqueues to: only their sweepers find the events.
+    const env = { REDIS_PREFIX: `${services.config.redisPrefix}x`, REDIS_URL: services.config.redisUrl };
+    const workers = [new WorkerProcess(env), new WorkerProcess(env)];
+    await Promise.all(workers.map(w => w.start()));
+    try {
+      const statuses = await inLanes(
+        450,
+        30,
+        async i => (await adjust(api(), user, items[i % items.length], i % 3 === 0 ? -1 : 1)).status,
+      );
+      expect(statuses.filter(s => s !== 200)).to.deep.equal([]);
+      await waitForHistorySettled(services, 30000);
+      const counts = await historyCount(services, items);
+      expect(counts).to.deep.equal({ rows: 500, events: 500, distinct: 500 });
+      for (const id of items) await assertChain(services, id);
+    } finally {
+      await Promise.all(workers.map(w => w.stop()));
+    }
+  });
+
   describe('with a test-owned Redis', () => {
     let redis: TestRedis;
     let app: TestApp;
