@@ -330,6 +330,43 @@ describe('Inventory items (I1-I11)', () => {
     });
   });
 
+  describe('ETag / If-Match', () => {
+    it('When If-Match is unparsable, then 404 for a missing item and 412 for an existing one; * matches any', async () => {
+      const item = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+      await api()
+        .patch('/api/inventory/00000000-0000-4000-8000-000000000000/price?price=2')
+        .set('If-Match', 'garbage')
+        .set('Authorization', user.auth)
+        .expect(404);
+      await api()
+        .patch(`/api/inventory/${item.id}/price?price=2`)
+        .set('If-Match', 'garbage')
+        .set('Authorization', user.auth)
+        .expect(412);
+      await api()
+        .patch(`/api/inventory/${item.id}/name?name=x${item.id.slice(0, 5)}`)
+        .set('If-Match', '"2"')
+        .set('Authorization', admin.auth)
+        .expect(412);
+      await api()
+        .delete(`/api/inventory/${item.id}?reason=LOST`)
+        .set('If-Match', '"1"')
+        .set('Authorization', admin.auth)
+        .expect(409);
+      const ok = await api()
+        .patch(`/api/inventory/${item.id}/price?price=2`)
+        .set('If-Match', '*')
+        .set('Authorization', user.auth)
+        .expect(200);
+      expect(ok.headers.etag).to.equal('"2"');
+      await api()
+        .patch(`/api/inventory/${item.id}/price?price=3`)
+        .set('If-Match', 'W/"2"')
+        .set('Authorization', user.auth)
+        .expect(200);
+    });
+  });
+
   describe('I9 price, I10 rename', () => {
     it('When the price changes, then 200 with the new totalValue and a PRICE_CHANGE entry; bad prices 400; 404', async () => {
       const item = await newItem(api(), admin.auth, supplierId, { quantity: 4, price: 1 });
