@@ -33,6 +33,12 @@ export interface Config {
   /** Hard upper bound for the after-commit enqueue on the request path. */
   readonly enqueueTimeoutMs: number;
   readonly dbPoolMax: number;
+  /** How often each worker process sweeps the outbox for consumers still pending (ms). */
+  readonly outboxSweepIntervalMs: number;
+  /** BullMQ lock duration and stalled-check interval: how fast a job of a killed worker runs again. */
+  readonly workerLockDurationMs: number;
+  readonly workerStalledIntervalMs: number;
+  readonly workerConcurrency: number;
   readonly lowStockThreshold: number;
   readonly loginRateLimit: { readonly points: number; readonly durationSeconds: number };
 }
@@ -100,6 +106,10 @@ const schema = Joi.object({
     .default('stockroom'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(10).max(10000).default(200),
   DB_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
+  OUTBOX_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).max(600000).default(1000),
+  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(1000).max(600000).default(30000),
+  WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600000).default(30000),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(8),
   LOW_STOCK_THRESHOLD: Joi.number().integer().min(0).default(5),
   LOGIN_RATE_LIMIT_POINTS: Joi.number().integer().min(1).default(5),
   LOGIN_RATE_LIMIT_SECONDS: Joi.number().integer().min(1).default(900),
@@ -173,6 +183,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: v.REDIS_PREFIX,
     enqueueTimeoutMs: v.ENQUEUE_TIMEOUT_MS,
     dbPoolMax: v.DB_POOL_MAX,
+    outboxSweepIntervalMs: v.OUTBOX_SWEEP_INTERVAL_MS,
+    workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,
+    workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
+    workerConcurrency: v.WORKER_CONCURRENCY,
     lowStockThreshold: v.LOW_STOCK_THRESHOLD,
     loginRateLimit: { points: v.LOGIN_RATE_LIMIT_POINTS, durationSeconds: v.LOGIN_RATE_LIMIT_SECONDS },
   };

@@ -1,10 +1,12 @@
 import type { Processor } from './start-worker.js';
 import { QUEUE_NAMES } from '../domain/queues/queue-names.js';
+import { purgeIdempotencyKeys } from '../domain/idempotency/with-idempotency-key.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Daily cleanup: removes completed and failed jobs older than a day (retention is bounded anyway). */
-export const housekeeping: Processor = async (job, _em, services) => {
+/** Daily cleanup: completed and failed jobs older than a day (retention is bounded anyway), expired idempotency keys. */
+export const housekeeping: Processor = async (job, em, services) => {
+  const idempotencyKeys = await purgeIdempotencyKeys(em);
   const removed: Record<string, number> = {};
   for (const name of QUEUE_NAMES) {
     const queue = services.queues.queue(name);
@@ -12,6 +14,6 @@ export const housekeeping: Processor = async (job, _em, services) => {
     const failed = await queue.clean(7 * DAY_MS, 10_000, 'failed');
     removed[name] = completed.length + failed.length;
   }
-  services.logger.info({ jobId: job.id, removed }, 'housekeeping done');
+  services.logger.info({ jobId: job.id, removed, idempotencyKeys }, 'housekeeping done');
   return removed;
 };

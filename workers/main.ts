@@ -5,10 +5,13 @@ import type { QueueName } from '../domain/queues/queue-names.js';
 import { startWorker, type Processor } from './start-worker.js';
 import { startClock } from './clock.js';
 import { housekeeping } from './housekeeping.worker.js';
+import { stockHistory } from './stock-history.worker.js';
+import { startOutboxRelay } from './outbox-relay.js';
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
   housekeeping,
+  'stock-history': stockHistory,
 };
 
 export interface RunningWorkers {
@@ -17,19 +20,24 @@ export interface RunningWorkers {
 }
 
 /**
- * Starts a worker for every queue, plus the clock. Any number of worker processes may run: BullMQ gives
- * each job to one of them, and jobs are idempotent.
+ * Starts a worker for every queue, the outbox sweeper and the clock. Any number of worker processes may run:
+ * BullMQ gives each job to one of them, jobs are idempotent and the sweeper uses SKIP LOCKED.
  */
-export function startWorkers(services: Services, options: { clock?: boolean } = {}): RunningWorkers {
+export function startWorkers(
+  services: Services,
+  options: { clock?: boolean; relay?: boolean } = {},
+): RunningWorkers {
   const connection = createRedis(services.config.redisUrl, 'worker');
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
     startWorker(services, connection, queue, processor),
   );
+  const relay = options.relay === false ? undefined : startOutboxRelay(services);
   const clock = options.clock === false ? undefined : startClock(services);
   return {
     workers,
     close: async () => {
       await clock?.stop();
+      await relay?.stop();
       // close() waits for the jobs in flight, so nothing is left for stall detection.
       await Promise.all(workers.map(worker => worker.close()));
       await connection.quit().catch(() => connection.disconnect());

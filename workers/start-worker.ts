@@ -22,7 +22,12 @@ export function startWorker(
   const worker = new Worker(queue, job => processor(job, services.orm.em.fork(), services), {
     connection,
     prefix: services.config.redisPrefix,
-    concurrency: 4,
+    concurrency: services.config.workerConcurrency,
+    lockDuration: services.config.workerLockDurationMs,
+    stalledInterval: services.config.workerStalledIntervalMs,
+    // BullMQ waits this long before retrying after a connection error (default 15 s): come back quickly
+    // once Redis is reachable again.
+    runRetryDelay: 500,
     skipVersionCheck: true,
     ...options,
   });

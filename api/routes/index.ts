@@ -3,10 +3,16 @@ import type { RouteDefinition } from '../routing/route-definition.js';
 import { authRoutes } from './auth.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { productRoutes } from './products.routes.js';
+import { itemRoutes } from './items.routes.js';
+import { supplierRoutes } from './suppliers.routes.js';
+import { stockHistoryRoutes } from './stock-history.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
   ...healthRoutes(services),
   ...authRoutes(services),
   ...productRoutes(services),
+  ...itemRoutes(services),
+  ...supplierRoutes(services),
+  ...stockHistoryRoutes(services),
 ];

@@ -52,6 +52,31 @@ export class QueueProducer {
     }
   }
 
+  /** Adds many jobs in one round trip (job ids de-duplicate), or throws ServiceUnavailableError within the timeout. */
+  async addBulk(
+    name: QueueName,
+    jobs: { name: string; data: object; opts?: JobsOptions }[],
+    timeoutMs = this.timeoutMs,
+  ): Promise<void> {
+    const added = this.queue(name).addBulk(
+      jobs.map(job => ({ name: job.name, data: job.data, opts: { ...JOB_RETENTION, ...job.opts } })),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ServiceUnavailableError('error.queue.unavailable')), timeoutMs);
+    });
+    try {
+      await Promise.race([added, timeout]);
+    } catch (error) {
+      added.catch(() => undefined);
+      throw error instanceof ServiceUnavailableError
+        ? error
+        : new ServiceUnavailableError('error.queue.unavailable', { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Best effort: a wake-up call that may be lost (the sweeper is the correctness path). */
   async addQuietly(
     name: QueueName,

@@ -1,0 +1,204 @@
+import Joi from 'joi';
+import type { Request } from 'express';
+import type { Services } from '../../config/services.js';
+import { defineRoutes } from '../routing/route-definition.js';
+import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { searchPageSchema, springPageSchema } from '../presenters/page.js';
+import {
+  adjustQuantityQuery,
+  createItemBody,
+  deleteItemQuery,
+  itemIdParams,
+  itemViewSchema,
+  listItemsPageQuery,
+  renameQuery,
+  searchItemsQuery,
+  updateItemBody,
+  updatePriceQuery,
+} from '../../domain/inventory/inventory.schemas.js';
+import {
+  countItems,
+  getItem,
+  listItems,
+  pageItems,
+  searchItems,
+} from '../../domain/inventory/item-queries.js';
+import { createItem } from '../../domain/inventory/create-item.js';
+import { updateItem } from '../../domain/inventory/update-item.js';
+import { deleteItem } from '../../domain/inventory/delete-item.js';
+import { adjustQuantity } from '../../domain/inventory/adjust-quantity.js';
+import { updatePrice } from '../../domain/inventory/update-price.js';
+import { renameItem } from '../../domain/inventory/rename-item.js';
+import { parseIfMatch } from '../../domain/inventory/item-errors.js';
+import type { ItemView } from '../../domain/inventory/item.view.js';
+
+const TAG = 'Inventory';
+const etag = (item: ItemView) => ({ ETag: `"${item.version}"` });
+const ifMatch = (req: Request) => parseIfMatch(req.get('if-match'));
+const itemResponse = (description: string) => ({ description, schema: itemViewSchema });
+
+/** I1-I11. Literal paths (`count`, `search`) are mounted before `/:id`. */
+export const itemRoutes = (services: Services) =>
+  defineRoutes([
+    {
+      method: 'get',
+      path: '/api/inventory',
+      summary: 'I1: every inventory item',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      responses: { 200: { description: 'Items', schema: Joi.array().items(itemViewSchema) } },
+      handler: async (req, res) => res.json(await listItems(req.em)),
+    },
+    {
+      method: 'get',
+      path: '/api/inventory/count',
+      summary: 'I6: number of items',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      responses: { 200: { description: 'Count', schema: Joi.number().integer() } },
+      handler: async (req, res) => res.json(await countItems(req.em)),
+    },
+    {
+      method: 'get',
+      path: '/api/inventory/search',
+      summary: 'I7: search by name or sku, supplier, below minimum (search page)',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { query: searchItemsQuery },
+      responses: { 200: { description: 'Search page', schema: searchPageSchema(itemViewSchema) } },
+      handler: async (req, res, { query }) => res.json(await searchItems(req.em, query as never)),
+    },
+    {
+      method: 'post',
+      path: '/api/inventory',
+      summary: 'I2: create an item (quantity > 0 books INITIAL_STOCK)',
+      tag: TAG,
+      access: 'admin',
+      request: { body: createItemBody },
+      responses: { 201: itemResponse('Created') },
+      handler: writeHandler(services, async (em, req, { body }) => {
+        const { item, eventIds } = await createItem(em, body, writeContext(req));
+        return {
+          status: 201,
+          body: item,
+          headers: { Location: `/api/inventory/${item.id}`, ...etag(item) },
+          eventIds,
+        };
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/inventory/:id',
+      summary: 'I3: one item (ETag = version)',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { params: itemIdParams },
+      responses: { 200: itemResponse('Item') },
+      handler: async (req, res, { params }) => {
+        const item = await getItem(req.em, params.id);
+        res.set(etag(item)).json(item);
+      },
+    },
+    {
+      method: 'put',
+      path: '/api/inventory/:id',
+      summary: 'I4: replace an item (quantity change -> MANUAL_ADJUSTMENT, price change -> PRICE_CHANGE)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: itemIdParams, body: updateItemBody },
+      responses: { 200: itemResponse('Updated') },
+      handler: writeHandler(services, async (em, req, { params, body }) => {
+        const { item, eventIds } = await updateItem(
+          em,
+          { ...body, id: params.id, expectedVersion: ifMatch(req) },
+          writeContext(req),
+        );
+        return { status: 200, body: item, headers: etag(item), eventIds };
+      }),
+    },
+    {
+      method: 'delete',
+      path: '/api/inventory/:id',
+      summary: 'I5: delete an item with no stock left (deletion reason required)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: itemIdParams, query: deleteItemQuery },
+      responses: { 204: { description: 'Deleted' } },
+      handler: writeHandler(services, async (em, req, { params, query }) => {
+        const { eventIds } = await deleteItem(
+          em,
+          { id: params.id, reason: query.reason, expectedVersion: ifMatch(req) },
+          writeContext(req),
+        );
+        return { status: 204, eventIds };
+      }),
+    },
+    {
+      method: 'patch',
+      path: '/api/inventory/:id/quantity',
+      summary: 'I8: adjust the quantity atomically (never below 0)',
+      tag: TAG,
+      access: 'user',
+      request: { params: itemIdParams, query: adjustQuantityQuery },
+      responses: { 200: itemResponse('Adjusted') },
+      handler: writeHandler(services, async (em, req, { params, query }) => {
+        const { item, eventIds } = await adjustQuantity(
+          em,
+          {
+            id: params.id,
+            delta: query.delta,
+            reason: query.reason,
+            expectedQuantity: query.expectedQuantity,
+            expectedVersion: ifMatch(req),
+          },
+          writeContext(req),
+        );
+        return { status: 200, body: item, headers: etag(item), eventIds };
+      }),
+    },
+    {
+      method: 'patch',
+      path: '/api/inventory/:id/price',
+      summary: 'I9: change the unit price (PRICE_CHANGE entry)',
+      tag: TAG,
+      access: 'user',
+      request: { params: itemIdParams, query: updatePriceQuery },
+      responses: { 200: itemResponse('Price changed') },
+      handler: writeHandler(services, async (em, req, { params, query }) => {
+        const { item, eventIds } = await updatePrice(
+          em,
+          { id: params.id, price: query.price, expectedVersion: ifMatch(req) },
+          writeContext(req),
+        );
+        return { status: 200, body: item, headers: etag(item), eventIds };
+      }),
+    },
+    {
+      method: 'patch',
+      path: '/api/inventory/:id/name',
+      summary: 'I10: rename an item',
+      tag: TAG,
+      access: 'admin',
+      request: { params: itemIdParams, query: renameQuery },
+      responses: { 200: itemResponse('Renamed') },
+      handler: writeHandler(services, async (em, req, { params, query }) => {
+        const item = await renameItem(em, { id: params.id, name: query.name, expectedVersion: ifMatch(req) });
+        return { status: 200, body: item, headers: etag(item) };
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/items',
+      summary: 'I11: Spring-style page of items',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { query: listItemsPageQuery },
+      responses: { 200: { description: 'Page', schema: springPageSchema(itemViewSchema) } },
+      handler: async (req, res, { query }) => res.json(await pageItems(req.em, query)),
+    },
+  ]);

@@ -1,0 +1,118 @@
+import Joi from 'joi';
+import type { Services } from '../../config/services.js';
+import { defineRoutes } from '../routing/route-definition.js';
+import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { springPageSchema } from '../presenters/page.js';
+import {
+  createSupplierBody,
+  listSuppliersQuery,
+  searchSuppliersQuery,
+  supplierIdParams,
+  supplierViewSchema,
+  updateSupplierBody,
+} from '../../domain/suppliers/suppliers.schemas.js';
+import {
+  countSuppliers,
+  getSupplier,
+  listSuppliers,
+  searchSuppliers,
+} from '../../domain/suppliers/supplier-queries.js';
+import { createSupplier } from '../../domain/suppliers/create-supplier.js';
+import { updateSupplier } from '../../domain/suppliers/update-supplier.js';
+import { deleteSupplier } from '../../domain/suppliers/delete-supplier.js';
+
+const TAG = 'Suppliers';
+
+/** S1-S7. */
+export const supplierRoutes = (services: Services) =>
+  defineRoutes([
+    {
+      method: 'get',
+      path: '/api/suppliers',
+      summary: 'S1: suppliers (plain array; Spring-style page when `size` is given)',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { query: listSuppliersQuery },
+      responses: {
+        200: {
+          description: 'Suppliers',
+          schema: Joi.alternatives(
+            Joi.array().items(supplierViewSchema),
+            springPageSchema(supplierViewSchema),
+          ),
+        },
+      },
+      handler: async (req, res, { query }) => res.json(await listSuppliers(req.em, query)),
+    },
+    {
+      method: 'get',
+      path: '/api/suppliers/count',
+      summary: 'S6: number of suppliers',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      responses: { 200: { description: 'Count', schema: Joi.number().integer() } },
+      handler: async (req, res) => res.json(await countSuppliers(req.em)),
+    },
+    {
+      method: 'get',
+      path: '/api/suppliers/search',
+      summary: 'S7: suppliers whose name contains `name`',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { query: searchSuppliersQuery },
+      responses: { 200: { description: 'Suppliers', schema: Joi.array().items(supplierViewSchema) } },
+      handler: async (req, res, { query }) => res.json(await searchSuppliers(req.em, query.name)),
+    },
+    {
+      method: 'post',
+      path: '/api/suppliers',
+      summary: 'S2: create a supplier',
+      tag: TAG,
+      access: 'admin',
+      request: { body: createSupplierBody },
+      responses: { 201: { description: 'Created', schema: supplierViewSchema } },
+      handler: writeHandler(services, async (em, req, { body }) => {
+        const supplier = await createSupplier(em, body, writeContext(req));
+        return { status: 201, body: supplier, headers: { Location: `/api/suppliers/${supplier.id}` } };
+      }),
+    },
+    {
+      method: 'get',
+      path: '/api/suppliers/:id',
+      summary: 'S3: one supplier',
+      tag: TAG,
+      access: 'auth',
+      request: { params: supplierIdParams },
+      responses: { 200: { description: 'Supplier', schema: supplierViewSchema } },
+      handler: async (req, res, { params }) => res.json(await getSupplier(req.em, params.id)),
+    },
+    {
+      method: 'put',
+      path: '/api/suppliers/:id',
+      summary: 'S4: replace a supplier (a body id must equal the path id)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: supplierIdParams, body: updateSupplierBody },
+      responses: { 200: { description: 'Updated', schema: supplierViewSchema } },
+      handler: writeHandler(services, async (em, _req, { params, body }) => ({
+        status: 200,
+        body: await updateSupplier(em, params.id, body),
+      })),
+    },
+    {
+      method: 'delete',
+      path: '/api/suppliers/:id',
+      summary: 'S5: delete a supplier no item references',
+      tag: TAG,
+      access: 'admin',
+      request: { params: supplierIdParams },
+      responses: { 204: { description: 'Deleted' } },
+      handler: writeHandler(services, async (em, _req, { params }) => {
+        await deleteSupplier(em, params.id);
+        return { status: 204 };
+      }),
+    },
+  ]);

@@ -1,0 +1,74 @@
+import type { Request, Response } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../../config/services.js';
+import type { ValidatedInput } from '../request-context.js';
+import type { RouteDefinition } from './route-definition.js';
+import { publishEvents } from '../../domain/outbox/publish-events.js';
+import { idempotencyScope, withIdempotencyKey } from '../../domain/idempotency/with-idempotency-key.js';
+import type { WriteContext } from '../../domain/shared/write-context.js';
+
+/** What a write handler answers; sent (and stored for Idempotency-Key replays) by {@link writeHandler}. */
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Outbox events committed by the write: published after commit, never part of the response. */
+  eventIds?: string[];
+}
+
+/** The acting user as stored on records and events: e-mail, else username. */
+export const writeContext = (req: Request): WriteContext => ({
+  user: req.actor?.email ?? req.actor?.username ?? 'anonymous',
+  correlationId: req.correlationId ?? null,
+});
+
+/**
+ * Wraps a write: with an `Idempotency-Key` header the work runs inside the idempotency transaction (the key,
+ * the effect and the stored response commit together); without one it runs as is. After commit the outbox
+ * events are published (best effort, bounded by ENQUEUE_TIMEOUT_MS), then the response is sent.
+ */
+export function writeHandler(
+  services: Services,
+  run: (em: EntityManager, req: Request, input: ValidatedInput) => Promise<Reply>,
+): RouteDefinition['handler'] {
+  return async (req: Request, res: Response, input: ValidatedInput) => {
+    const key = req.get('idempotency-key');
+    let status: number;
+    let bodyText: string | null;
+    let headers: Record<string, string>;
+    let eventIds: string[] = [];
+    if (key === undefined || !req.actor) {
+      const reply = await run(req.em, req, input);
+      status = reply.status;
+      bodyText = reply.body === undefined ? null : JSON.stringify(reply.body);
+      headers = reply.headers ?? {};
+      eventIds = reply.eventIds ?? [];
+    } else {
+      const scope = idempotencyScope(req.actor.userId, key, {
+        method: req.method,
+        path: req.path,
+        query: req.query,
+        body: req.body,
+      });
+      const stored = await withIdempotencyKey(req.em, scope, async tx => {
+        const reply = await run(tx, req, input);
+        eventIds = reply.eventIds ?? [];
+        return {
+          status: reply.status,
+          bodyText: reply.body === undefined ? null : JSON.stringify(reply.body),
+          headers: reply.headers ?? {},
+        };
+      });
+      ({ status, bodyText, headers } = stored);
+      if (stored.replayed) {
+        eventIds = [];
+        res.setHeader('Idempotent-Replayed', 'true');
+      }
+    }
+    await publishEvents(services.queues, eventIds);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(status);
+    if (bodyText === null) res.end();
+    else res.type('application/json').send(bodyText);
+  };
+}

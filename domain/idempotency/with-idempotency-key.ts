@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors.js';
+
+/** A write's response as stored and replayed. */
+export interface StoredReply {
+  status: number;
+  /** JSON text exactly as sent the first time (replays are byte-identical). */
+  bodyText: string | null;
+  headers: Record<string, string>;
+  replayed: boolean;
+}
+
+export interface IdempotencyScope {
+  userId: number;
+  key: string;
+  /** sha256 of method + path + query + body. */
+  fingerprint: string;
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function idempotencyScope(
+  userId: number,
+  key: string,
+  request: { method: string; path: string; query: unknown; body: unknown },
+): IdempotencyScope {
+  if (!KEY.test(key)) throw new ValidationError('error.idempotency.key.invalid');
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([request.method, request.path, request.query ?? {}, request.body ?? null]))
+    .digest('hex');
+  return { userId, key, fingerprint };
+}
+
+/**
+ * Runs `work` at most once per (user, key) within 24 h. The key row is inserted in the SAME transaction as the
+ * work's effect, together with the response: the effect and its recorded response commit together or not at
+ * all. A concurrent repeat blocks on the primary key until the first commits, then replays the stored response
+ * (or, if the first rolled back, does the work itself). The same key with a different request -> 422. Errors
+ * are not stored: the transaction (and the key) roll back, so a retry runs again.
+ */
+export async function withIdempotencyKey(
+  em: EntityManager,
+  scope: IdempotencyScope,
+  work: (tx: EntityManager) => Promise<Omit<StoredReply, 'replayed'>>,
+): Promise<StoredReply> {
+  return em.transactional(async tx => {
+    await tx.execute(
+      `delete from idempotency_key where user_id = ? and key = ? and created_at < now() - interval '24 hours'`,
+      [scope.userId, scope.key],
+    );
+    const inserted = await tx.execute(
+      `insert into idempotency_key (user_id, key, fingerprint, response_status) values (?, ?, ?, 0)
+       on conflict (user_id, key) do nothing returning user_id`,
+      [scope.userId, scope.key, scope.fingerprint],
+    );
+    if (inserted.length === 0) {
+      const rows = await tx.execute<
+        {
+          fingerprint: string;
+          response_status: number;
+          response_body: string | null;
+          response_headers: Record<string, string>;
+        }[]
+      >(
+        'select fingerprint, response_status, response_body, response_headers from idempotency_key where user_id = ? and key = ?',
+        [scope.userId, scope.key],
+      );
+      if (rows.length === 0) throw new ConflictError('error.idempotency.in.progress');
+      const row = rows[0];
+      if (row.fingerprint !== scope.fingerprint) throw new UnprocessableError('error.idempotency.key.reused');
+      return {
+        status: Number(row.response_status),
+        bodyText: row.response_body,
+        headers: row.response_headers ?? {},
+        replayed: true,
+      };
+    }
+    const reply = await work(tx);
+    await tx.execute(
+      `update idempotency_key set response_status = ?, response_body = ?, response_headers = ?::jsonb
+        where user_id = ? and key = ?`,
+      [reply.status, reply.bodyText, JSON.stringify(reply.headers), scope.userId, scope.key],
+    );
+    return { ...reply, replayed: false };
+  });
+}
+
+/** Housekeeping: keys older than 24 h. */
+export async function purgeIdempotencyKeys(em: EntityManager): Promise<number> {
+  const rows = await em.execute(
+    `delete from idempotency_key where created_at < now() - interval '24 hours' returning 1`,
+  );
+  return rows.length;
+}

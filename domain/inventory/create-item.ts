@@ -1,0 +1,89 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WriteContext } from '../shared/write-context.js';
+import { isUuid } from '../shared/sql.js';
+import { duplicateItemName, duplicateSku, supplierNotFound } from './item-errors.js';
+import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
+import { recordStockChanged } from './stock-event.js';
+
+export interface ItemInput {
+  name: string;
+  quantity: number;
+  price: number;
+  supplierId: string;
+  minimumQuantity: number;
+  sku?: string | null;
+}
+
+export interface StockWriteResult {
+  item: ItemView;
+  /** Outbox events written by the transaction; published after commit. */
+  eventIds: string[];
+}
+
+export const skuOf = (input: ItemInput): string | null => (input.sku ? input.sku : null);
+
+/** Duplicate name, then duplicate sku (409), then supplier (404): the contract's order. */
+export async function checkItemClashes(
+  em: EntityManager,
+  input: ItemInput,
+  exceptId?: string,
+): Promise<void> {
+  const sku = skuOf(input);
+  const rows = await em.execute<{ name_clash: boolean; sku_clash: boolean; supplier_exists: boolean }[]>(
+    `select
+       exists (select 1 from inventory_item where lower(name) = lower(?) and id is distinct from ?::uuid) as name_clash,
+       (?::text is not null and exists (select 1 from inventory_item where lower(sku) = lower(?::text)
+          and id is distinct from ?::uuid)) as sku_clash,
+       (?::boolean and exists (select 1 from supplier where id = ?::uuid)) as supplier_exists`,
+    [
+      input.name,
+      exceptId ?? null,
+      sku,
+      sku,
+      exceptId ?? null,
+      isUuid(input.supplierId),
+      isUuid(input.supplierId) ? input.supplierId : null,
+    ],
+  );
+  if (rows[0].name_clash) throw duplicateItemName();
+  if (rows[0].sku_clash) throw duplicateSku();
+  if (!rows[0].supplier_exists) throw supplierNotFound();
+}
+
+/** I2: one transaction = the item + (quantity > 0) an INITIAL_STOCK outbox event. */
+export async function createItem(
+  em: EntityManager,
+  input: ItemInput,
+  context: WriteContext,
+): Promise<StockWriteResult> {
+  return em.transactional(async tx => {
+    await checkItemClashes(tx, input);
+    const rows = await tx.execute<ItemRow[]>(
+      `with i as (
+         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
+         values (?, ?, ?, ?::numeric, ?, ?::uuid, ?) returning *)
+       select ${ITEM_COLUMNS} from i join supplier s on s.id = i.supplier_id`,
+      [
+        input.name,
+        skuOf(input),
+        input.quantity,
+        String(input.price),
+        input.minimumQuantity,
+        input.supplierId,
+        context.user,
+      ],
+    );
+    const row = rows[0];
+    const eventIds: string[] = [];
+    if (input.quantity > 0)
+      eventIds.push(
+        await recordStockChanged(
+          tx,
+          row,
+          { change: input.quantity, quantityBefore: 0, reason: 'INITIAL_STOCK' },
+          context,
+        ),
+      );
+    return { item: toItemView(row), eventIds };
+  });
+}

@@ -1,0 +1,40 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WriteContext } from '../shared/write-context.js';
+import { ConflictError, ValidationError } from '../shared/errors.js';
+import { isUuid } from '../shared/sql.js';
+import { isDeletionReason } from '../stock-history/reasons.js';
+import { itemNotFound, staleItem } from './item-errors.js';
+import { ITEM_COLUMNS, ITEM_FROM, type ItemRow } from './item.view.js';
+import { recordStockChanged } from './stock-event.js';
+
+/**
+ * I5: 404 -> 412 (If-Match) -> 409 while stock remains -> 400 invalid deletion reason -> history event
+ * (change 0, the deletion reason) -> row removed, all in one transaction with the row locked.
+ */
+export async function deleteItem(
+  em: EntityManager,
+  input: { id: string; reason?: string; expectedVersion?: number },
+  context: WriteContext,
+): Promise<{ eventIds: string[] }> {
+  if (!isUuid(input.id)) throw itemNotFound();
+  return em.transactional(async tx => {
+    const rows = await tx.execute<ItemRow[]>(
+      `select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = ? for update of i`,
+      [input.id],
+    );
+    if (rows.length === 0) throw itemNotFound();
+    const row = rows[0];
+    if (input.expectedVersion !== undefined && Number(row.version) !== input.expectedVersion)
+      throw staleItem();
+    if (Number(row.quantity) > 0) throw new ConflictError('inventory.item.delete.stock.remaining');
+    if (!isDeletionReason(input.reason)) throw new ValidationError('inventory.item.delete.reason.invalid');
+    const eventId = await recordStockChanged(
+      tx,
+      row,
+      { change: 0, quantityBefore: 0, reason: input.reason!, deleted: true },
+      context,
+    );
+    await tx.execute('delete from inventory_item where id = ?', [input.id]);
+    return { eventIds: [eventId] };
+  });
+}

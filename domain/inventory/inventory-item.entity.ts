@@ -1,0 +1,31 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+import { SupplierSchema } from '../suppliers/supplier.entity.js';
+
+/**
+ * An inventory item (table `inventory_item`). The database guarantees quantity >= 0, price >= 0.01, unique
+ * lower(name) and lower(sku), and RESTRICT on supplier delete. Stock changes never go through the entity: they
+ * are guarded atomic updates (see adjust-quantity.ts), so there is no read-modify-write race.
+ */
+export const InventoryItemSchema = defineEntity({
+  name: 'InventoryItem',
+  tableName: 'inventory_item',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string().length(255),
+    sku: p.string().length(64).nullable(),
+    quantity: p.integer(),
+    price: p.decimal('string').precision(12).scale(2),
+    minimumQuantity: p.integer().default(0),
+    supplier: () => p.manyToOne(SupplierSchema).deleteRule('restrict'),
+    createdBy: p.string().length(320),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+    version: p.integer().default(1),
+  },
+});
+
+export class InventoryItem extends InventoryItemSchema.class {}
+InventoryItemSchema.setClass(InventoryItem);

@@ -1,0 +1,102 @@
+import Joi from 'joi';
+import { moneySchema, pagingQuery } from '../shared/joi-extras.js';
+import { ADJUST_REASONS, REASON_ALIASES } from '../stock-history/reasons.js';
+
+const name = Joi.string().trim().min(1).max(255).messages({
+  'any.required': 'inventory.item.name.required',
+  'string.empty': 'inventory.item.name.required',
+  'string.min': 'inventory.item.name.required',
+  'string.max': 'inventory.item.name.too.long',
+  'string.base': 'inventory.item.name.required',
+});
+
+const price = moneySchema({
+  min: 'inventory.item.price.min',
+  precision: 'inventory.item.price.precision',
+  required: 'inventory.item.price.required',
+});
+
+const itemFields = {
+  name: name.required(),
+  quantity: Joi.number().integer().min(0).max(999999).required().messages({
+    'number.min': 'inventory.item.quantity.min',
+    'number.max': 'inventory.item.quantity.max',
+    'any.required': 'inventory.item.quantity.required',
+  }),
+  price: price.required(),
+  supplierId: Joi.string().trim().min(1).max(64).required().messages({
+    'any.required': 'inventory.item.supplier.required',
+    'string.empty': 'inventory.item.supplier.required',
+  }),
+  minimumQuantity: Joi.number().integer().min(0).max(999999).default(0).messages({
+    'number.min': 'inventory.item.minimum.min',
+  }),
+  sku: Joi.string().trim().max(64).allow('', null).messages({ 'string.max': 'inventory.item.sku.too.long' }),
+};
+
+/** I2 body. `id` must be absent; `createdBy` and other unknown properties are ignored. */
+export const createItemBody = Joi.object({
+  ...itemFields,
+  id: Joi.any().forbidden().messages({ 'any.unknown': 'error.id.not.allowed' }),
+});
+
+/** I4 body: all required fields; a body id is ignored (the path id wins). */
+export const updateItemBody = Joi.object({ ...itemFields, id: Joi.any().strip() });
+
+export const itemIdParams = Joi.object({ id: Joi.string().max(64).required() });
+
+/** Reasons accepted by adjust quantity (plus the reference client's aliases). */
+export const ADJUST_REASON_INPUTS = [...ADJUST_REASONS, ...Object.keys(REASON_ALIASES)];
+
+/** I8 query. */
+export const adjustQuantityQuery = Joi.object({
+  delta: Joi.number().integer().min(-2147483648).max(2147483647).invalid(0).required().messages({
+    'any.invalid': 'inventory.adjust.delta.zero',
+    'any.required': 'inventory.adjust.delta.required',
+  }),
+  reason: Joi.string()
+    .valid(...ADJUST_REASON_INPUTS)
+    .required()
+    .messages({
+      'any.only': 'inventory.adjust.reason.invalid',
+      'any.required': 'inventory.adjust.reason.invalid',
+    }),
+  expectedQuantity: Joi.number().integer().min(0),
+});
+
+/** I9 query. */
+export const updatePriceQuery = Joi.object({ price: price.required() });
+
+/** I10 query. */
+export const renameQuery = Joi.object({ name: name.required() });
+
+/** I5 query: the reason is checked by the use case, after 404 and 409 (contract order). */
+export const deleteItemQuery = Joi.object({ reason: Joi.string().allow('').max(100) });
+
+/** I7 query. */
+export const searchItemsQuery = Joi.object({
+  name: Joi.string().allow('').max(255).required(),
+  supplierId: Joi.string().allow('').max(64),
+  belowMinimumOnly: Joi.boolean(),
+  ...pagingQuery,
+});
+
+/** I11 query. */
+export const listItemsPageQuery = Joi.object({ ...pagingQuery });
+
+const itemView = Joi.object({
+  id: Joi.string().required(),
+  name: Joi.string().required(),
+  sku: Joi.string().allow(null).required(),
+  quantity: Joi.number().integer().required(),
+  price: Joi.number().required(),
+  totalValue: Joi.number().required(),
+  supplierId: Joi.string().required(),
+  supplierName: Joi.string().required(),
+  minimumQuantity: Joi.number().integer().required(),
+  createdBy: Joi.string().required(),
+  createdAt: Joi.string().isoDate().required(),
+  updatedAt: Joi.string().isoDate().required(),
+  version: Joi.number().integer().required(),
+});
+export const itemViewSchema = itemView;

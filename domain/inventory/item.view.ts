@@ -1,0 +1,61 @@
+import { isoSql } from '../shared/sql.js';
+import { numericToNumber } from '../shared/money.js';
+
+/** The InventoryItem record of the contract. */
+export interface ItemView {
+  id: string;
+  name: string;
+  sku: string | null;
+  quantity: number;
+  price: number;
+  totalValue: number;
+  supplierId: string;
+  supplierName: string;
+  minimumQuantity: number;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** Raw row of ITEM_COLUMNS (numeric as text, timestamps already ISO). */
+export interface ItemRow {
+  id: string;
+  name: string;
+  sku: string | null;
+  quantity: number;
+  price: string;
+  total_value: string;
+  supplier_id: string;
+  supplier_name: string;
+  minimum_quantity: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+/** Columns of an item joined with its supplier (`i` = inventory_item, `s` = supplier). */
+export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.quantity, i.price::text as price,
+  (i.quantity * i.price)::text as total_value, i.supplier_id, s.name as supplier_name, i.minimum_quantity,
+  i.created_by, ${isoSql('i.created_at')} as created_at, ${isoSql('i.updated_at')} as updated_at, i.version`;
+
+export const ITEM_FROM = 'inventory_item i join supplier s on s.id = i.supplier_id';
+
+export function toItemView(row: ItemRow): ItemView {
+  return {
+    id: row.id,
+    name: row.name,
+    sku: row.sku,
+    quantity: Number(row.quantity),
+    price: numericToNumber(row.price),
+    totalValue: numericToNumber(row.total_value),
+    supplierId: row.supplier_id,
+    supplierName: row.supplier_name,
+    minimumQuantity: Number(row.minimum_quantity),
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: Number(row.version),
+  };
+}

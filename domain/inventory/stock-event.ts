@@ -1,0 +1,47 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
+import type { WriteContext } from '../shared/write-context.js';
+import type { ItemRow } from './item.view.js';
+
+export interface StockChange {
+  change: number;
+  quantityBefore: number;
+  reason: string;
+  deleted?: boolean;
+}
+
+/**
+ * Writes the outbox row of a stock change inside the caller's transaction. It carries everything the history
+ * entry (and alerts/analytics) need, as of this transaction: item and supplier names, quantities, unit price.
+ */
+export async function recordStockChanged(
+  em: EntityManager,
+  row: ItemRow,
+  change: StockChange,
+  context: WriteContext,
+): Promise<string> {
+  const payload: Omit<StockChangedPayload, 'occurredAt'> = {
+    itemId: row.id,
+    itemName: row.name,
+    supplierId: row.supplier_id,
+    supplierName: row.supplier_name,
+    change: change.change,
+    quantityBefore: change.quantityBefore,
+    quantityAfter: change.quantityBefore + change.change,
+    minimumQuantity: Number(row.minimum_quantity),
+    reason: change.reason,
+    priceAtChange: Number(row.price).toFixed(2),
+    ...(change.deleted ? { deleted: true } : {}),
+    createdBy: context.user,
+    correlationId: context.correlationId,
+  };
+  // occurredAt is the transaction's own time, set by the database in the same statement.
+  const rows = await em.execute<{ id: string }[]>(
+    `insert into outbox_event (type, aggregate_id, payload)
+     values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
+       to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
+     returning id`,
+    [STOCK_CHANGED, row.id, JSON.stringify(payload)],
+  );
+  return String(rows[0].id);
+}

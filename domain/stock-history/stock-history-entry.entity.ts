@@ -1,0 +1,29 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/**
+ * One append-only stock-history entry (table `stock_history`; a trigger rejects UPDATE, DELETE and TRUNCATE).
+ * `outboxEventId` is unique: consuming the same outbox event twice is a no-op.
+ */
+export const StockHistoryEntrySchema = defineEntity({
+  name: 'StockHistoryEntry',
+  tableName: 'stock_history',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    outboxEventId: p.bigint('string').unique(),
+    itemId: p.uuid(),
+    itemName: p.string().length(255),
+    supplierId: p.uuid().nullable(),
+    supplierName: p.string().length(255).nullable(),
+    change: p.integer(),
+    quantityBefore: p.integer(),
+    quantityAfter: p.integer(),
+    reason: p.string().length(40),
+    priceAtChange: p.decimal('string').precision(12).scale(2),
+    createdBy: p.string().length(320),
+    timestamp: p.datetime().fieldName('timestamp'),
+    correlationId: p.string().length(64).nullable(),
+  },
+});
+
+export class StockHistoryEntry extends StockHistoryEntrySchema.class {}
+StockHistoryEntrySchema.setClass(StockHistoryEntry);

@@ -1,0 +1,39 @@
+import Joi from 'joi';
+import { pagingQuery } from '../shared/joi-extras.js';
+import { ALL_REASONS, REASON_ALIASES } from './reasons.js';
+
+/** H1: a plain array unless `size` is present. */
+export const listHistoryQuery = Joi.object({ ...pagingQuery });
+
+export const historyItemParams = Joi.object({ itemId: Joi.string().max(64).required() });
+
+export const historyReasonParams = Joi.object({
+  reason: Joi.string()
+    .valid(...ALL_REASONS, ...Object.keys(REASON_ALIASES))
+    .required()
+    .messages({ 'any.only': 'history.reason.invalid' }),
+});
+
+/** H4 query. */
+export const searchHistoryQuery = Joi.object({
+  startDate: Joi.date().iso(),
+  endDate: Joi.date().iso(),
+  itemName: Joi.string().allow('').max(255),
+  supplierId: Joi.string().allow('').max(64),
+  ...pagingQuery,
+});
+
+export const historyViewSchema = Joi.object({
+  id: Joi.string().required(),
+  itemId: Joi.string().required(),
+  itemName: Joi.string().required(),
+  supplierId: Joi.string().allow(null).required(),
+  supplierName: Joi.string().allow(null).required(),
+  change: Joi.number().integer().required(),
+  quantityBefore: Joi.number().integer().required(),
+  quantityAfter: Joi.number().integer().required(),
+  reason: Joi.string().required(),
+  priceAtChange: Joi.number().required(),
+  createdBy: Joi.string().required(),
+  timestamp: Joi.string().isoDate().required(),
+});

@@ -1,0 +1,31 @@
+import { isoSql } from '../shared/sql.js';
+import { numericToNumber } from '../shared/money.js';
+
+/** The StockHistoryEntry record of the contract. */
+export interface StockHistoryView {
+  id: string;
+  itemId: string;
+  itemName: string;
+  supplierId: string | null;
+  supplierName: string | null;
+  change: number;
+  quantityBefore: number;
+  quantityAfter: number;
+  reason: string;
+  priceAtChange: number;
+  createdBy: string;
+  timestamp: string;
+}
+
+export const HISTORY_COLUMNS = `h.id::text as id, h.item_id as "itemId", h.item_name as "itemName",
+  h.supplier_id as "supplierId", h.supplier_name as "supplierName", h.change,
+  h.quantity_before as "quantityBefore", h.quantity_after as "quantityAfter", h.reason,
+  h.price_at_change::text as "priceAtChange", h.created_by as "createdBy", ${isoSql('h."timestamp"')} as "timestamp"`;
+
+export const toHistoryView = (row: StockHistoryView): StockHistoryView => ({
+  ...row,
+  change: Number(row.change),
+  quantityBefore: Number(row.quantityBefore),
+  quantityAfter: Number(row.quantityAfter),
+  priceAtChange: numericToNumber(row.priceAtChange),
+});

@@ -1,0 +1,77 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError } from '../shared/errors.js';
+import {
+  orderByClause,
+  parsePageRequest,
+  parseSort,
+  springPage,
+  type PageRules,
+  type SpringPage,
+} from '../shared/paging.js';
+import { containsPattern, isUuid } from '../shared/sql.js';
+import { SUPPLIER_COLUMNS, toSupplierView, type SupplierView } from './supplier.view.js';
+
+const RULES: PageRules = {
+  maxSize: 200,
+  defaultSize: 20,
+  sortable: { name: 'lower(name)', createdAt: 'created_at', email: 'lower(email)' },
+  defaultSort: [{ property: 'name', direction: 'ASC' }],
+};
+
+export interface ListSuppliersQuery {
+  limit?: number;
+  page?: number;
+  size?: number;
+  sort?: string | string[];
+}
+
+/** S1: a plain array (sorted, `limit` caps it), or a Spring-style page when `size` is present. */
+export async function listSuppliers(
+  em: EntityManager,
+  query: ListSuppliersQuery,
+): Promise<SupplierView[] | SpringPage<SupplierView>> {
+  if (query.size !== undefined) {
+    const request = parsePageRequest(query, RULES);
+    const [rows, total] = await Promise.all([
+      em.execute<SupplierView[]>(
+        `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(request.sort, RULES, 'id')}
+         limit ? offset ?`,
+        [request.size, request.page * request.size],
+      ),
+      countSuppliers(em),
+    ]);
+    return springPage(rows.map(toSupplierView), request, total);
+  }
+  const sort = parseSort(query.sort, RULES);
+  const rows = await em.execute<SupplierView[]>(
+    `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(sort, RULES, 'id')}
+     ${query.limit !== undefined ? 'limit ?' : ''}`,
+    query.limit !== undefined ? [query.limit] : [],
+  );
+  return rows.map(toSupplierView);
+}
+
+/** S3. */
+export async function getSupplier(em: EntityManager, id: string): Promise<SupplierView> {
+  if (!isUuid(id)) throw new NotFoundError('error.not.found.supplier');
+  const rows = await em.execute<SupplierView[]>(`select ${SUPPLIER_COLUMNS} from supplier where id = ?`, [
+    id,
+  ]);
+  if (rows.length === 0) throw new NotFoundError('error.not.found.supplier');
+  return toSupplierView(rows[0]);
+}
+
+/** S6. */
+export async function countSuppliers(em: EntityManager): Promise<number> {
+  const rows = await em.execute<{ n: string }[]>('select count(*) as n from supplier');
+  return Number(rows[0].n);
+}
+
+/** S7: case-insensitive substring of the name, by name. */
+export async function searchSuppliers(em: EntityManager, name: string): Promise<SupplierView[]> {
+  const rows = await em.execute<SupplierView[]>(
+    `select ${SUPPLIER_COLUMNS} from supplier where name ilike ? order by lower(name), id`,
+    [containsPattern(name)],
+  );
+  return rows.map(toSupplierView);
+}

@@ -1,0 +1,23 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/** A supplier (table `supplier`, Migration20261122030000Inventory). Names are unique case-insensitively. */
+export const SupplierSchema = defineEntity({
+  name: 'Supplier',
+  tableName: 'supplier',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string().length(255),
+    contactName: p.string().length(255).nullable(),
+    phone: p.string().length(50).nullable(),
+    email: p.string().length(320).nullable(),
+    createdBy: p.string().length(320),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+
+export class Supplier extends SupplierSchema.class {}
+SupplierSchema.setClass(Supplier);

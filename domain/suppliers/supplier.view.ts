@@ -1,0 +1,25 @@
+import { isoSql } from '../shared/sql.js';
+
+/** The Supplier record of the contract. */
+export interface SupplierView {
+  id: string;
+  name: string;
+  contactName: string | null;
+  phone: string | null;
+  email: string | null;
+  createdBy: string;
+  createdAt: string;
+}
+
+export const SUPPLIER_COLUMNS = `id, name, contact_name as "contactName", phone, email, created_by as "createdBy",
+  ${isoSql('created_at')} as "createdAt"`;
+
+export const toSupplierView = (row: SupplierView): SupplierView => ({
+  id: row.id,
+  name: row.name,
+  contactName: row.contactName,
+  phone: row.phone,
+  email: row.email,
+  createdBy: row.createdBy,
+  createdAt: row.createdAt,
+});

@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { api, testApp } from '../setup/hooks.js';
+import { createUser, type TestUser } from '../support/users.js';
+import { inLanes, newItem, newSupplier } from '../support/inventory.js';
+import { waitForHistorySettled } from '../support/settle.js';
+import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { assertChain as assertChainOf } from '../support/history.js';
+
+const assertChain = (itemId: string) => assertChainOf(testApp().services, itemId);
+
+describe('Stock changes under concurrency (R1, R2, R4)', function () {
+  this.timeout(120000);
+  let admin: TestUser;
+  let user: TestUser;
+  let supplierId: string;
+  let workers: RunningWorkers;
+
+  before(async () => {
+    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
+    user = await createUser(testApp().services, 'ROLE_USER');
+    supplierId = (await newSupplier(api(), admin.auth)).id;
+    workers = startWorkers(testApp().services, { clock: false });
+  });
+  after(async () => workers.close());
+
+  it('When 1,000 +1/-1 adjustments hit one item over 50 connections, then nothing is lost and history is exact', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 1000 });
+    const deltas = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? -1 : 1));
+    const started = Date.now();
+    const statuses = await inLanes(deltas.length, 50, async i => {
+      const res = await api()
+        .patch(
+          `/api/inventory/${item.id}/quantity?delta=${deltas[i]}&reason=${deltas[i] > 0 ? 'RESTOCK' : 'SALE'}`,
+        )
+        .set('Authorization', user.auth);
+      return res.status;
+    });
+    const written = Date.now();
+    expect(statuses.filter(s => s !== 200)).to.deep.equal([]);
+    const expected = 1000 + deltas.reduce((a, b) => a + b, 0);
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    expect(final.body.quantity).to.equal(expected);
+    expect(final.body.version).to.equal(1001);
+    await waitForHistorySettled(testApp().services, 30000);
+    console.log(
+      `      1,000 adjustments: ${written - started} ms; history settled ${Date.now() - written} ms later`,
+    );
+    const rows = await assertChain(item.id);
+    expect(rows).to.have.length(1001);
+    expect(rows[rows.length - 1].quantity_after).to.equal(expected);
+  });
+
+  it('When an item at 10 gets 100 concurrent -1, then exactly 10 succeed, 90 get 422, final 0', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        api()
+          .patch(`/api/inventory/${item.id}/quantity?delta=-1&reason=SALE`)
+          .set('Authorization', user.auth),
+      ),
+    );
+    const statuses = responses.map(r => r.status);
+    expect(statuses.filter(s => s === 200)).to.have.length(10);
+    expect(statuses.filter(s => s === 422)).to.have.length(90);
+    for (const res of responses.filter(r => r.status === 422))
+      expect(res.body).to.include({ error: 'unprocessable_entity', status: 422 });
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    expect(final.body.quantity).to.equal(0);
+    await waitForHistorySettled(testApp().services);
+    const rows = await assertChain(item.id);
+    expect(rows.filter(r => r.change === -1)).to.have.length(10);
+  });
+
+  it('When the same Idempotency-Key is sent 10x concurrently and 10x in a row, then one effect and identical responses', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 50 });
+    const send = (key: string, delta: number, who: TestUser = user) =>
+      api()
+        .patch(`/api/inventory/${item.id}/quantity?delta=${delta}&reason=SALE`)
+        .set('Authorization', who.auth)
+        .set('Idempotency-Key', key);
+    const concurrent = await Promise.all(Array.from({ length: 10 }, () => send('key-1', -3)));
+    const sequential = [];
+    for (let i = 0; i < 10; i++) sequential.push(await send('key-1', -3));
+    const all = [...concurrent, ...sequential];
+    expect(all.map(r => r.status)).to.deep.equal(all.map(() => 200));
+    expect(new Set(all.map(r => r.text)).size).to.equal(1);
+    expect(new Set(all.map(r => r.headers.etag)).size).to.equal(1);
+    expect(all[0].body.quantity).to.equal(47);
+    expect(all.filter(r => r.headers['idempotent-replayed'] === 'true')).to.have.length(19);
+
+    const reused = await send('key-1', -4).expect(422);
+    expect(reused.body.error).to.equal('unprocessable_entity');
+    const other = await createUser(testApp().services, 'ROLE_USER');
+    const independent = await send('key-1', -3, other).expect(200);
+    expect(independent.body.quantity).to.equal(44);
+
+    await waitForHistorySettled(testApp().services);
+    const rows = await assertChain(item.id);
+    expect(rows.map(r => r.change)).to.deep.equal([50, -3, -3]);
+  });
+
+  it('When a create is retried with its Idempotency-Key, then one item and the same 201', async () => {
+    const body = { name: `Idem create ${Date.now()}`, quantity: 3, price: 1, supplierId };
+    const key = `create-${Date.now()}`;
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        api().post('/api/inventory').set('Authorization', admin.auth).set('Idempotency-Key', key).send(body),
+      ),
+    );
+    expect(responses.map(r => r.status)).to.deep.equal([201, 201, 201, 201, 201]);
+    expect(new Set(responses.map(r => r.text)).size).to.equal(1);
+    expect(new Set(responses.map(r => r.headers.location)).size).to.equal(1);
+    const bad = await api()
+      .post('/api/inventory')
+      .set('Authorization', admin.auth)
+      .set('Idempotency-Key', 'bad key with spaces')
+      .send(body)
+      .expect(400);
+    expect(bad.body.error).to.equal('bad_request');
+  });
+});
