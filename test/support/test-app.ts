@@ -33,13 +33,13 @@ export async function resetTestDatabase(): Promise<void> {
 /** A real app (real PostgreSQL, real Redis) listening on port 0. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; port?: number } = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(env));
   const services = await openServices(config);
   if (options.migrate !== false) await migrate(services.orm);
   const { openapi } = createApp(services);
-  const server = await startServer(services, 0);
+  const server = await startServer(services, options.port ?? 0);
   return {
     services,
     server,
