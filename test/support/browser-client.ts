@@ -37,7 +37,7 @@ export class BrowserClient {
 
   constructor(
     /** Origins the client may talk to; a redirect elsewhere ends `follow` (e.g. the front end). */
-    private readonly reachable: string[],
+    public reachable: string[],
     /** Extra request headers per origin (e.g. `X-Forwarded-Proto: https` for the app behind a proxy). */
     private readonly headersFor: Record<string, Record<string, string>> = {},
   ) {}

@@ -60,11 +60,15 @@ export async function signIn(
   browser: BrowserClient,
   login: string,
   query = '',
+  options: { stopAtCallback?: boolean } = {},
 ): Promise<SignInResult> {
   const host = new URL(setup.appUrl).hostname;
   const start = await browser.request(`${setup.appUrl}/oauth2/authorization/${PROVIDER_ID}${query}`);
   expect(start.status).to.equal(302);
   const preLoginSession = browser.cookie(host, 'SESSION');
+  const reachable = browser.reachable;
+  // Stopping at the callback: the app is "unreachable", so `follow` ends at the provider's redirect to it.
+  if (options.stopAtCallback) browser.reachable = [setup.idp.issuer];
   let page = await browser.follow(new URL(start.headers.get('location')!, setup.appUrl).href);
   for (let step = 0; step < 4 && !page.leftTo; step += 1) {
     expect(page.res.status, `${page.url} answered ${page.res.status}`).to.equal(200);
@@ -74,6 +78,7 @@ export async function signIn(
       : {};
     page = await browser.submitForm(html, page.url, fields);
   }
+  browser.reachable = reachable;
   if (!page.leftTo) throw new Error(`login did not leave the provider: ${page.url} ${page.res.status}`);
   return { landedOn: page.leftTo, preLoginSession, session: browser.cookie(host, 'SESSION') };
 }
