@@ -16,7 +16,7 @@ const loginBody = Joi.object({
     'string.empty': 'auth.username.required',
     'string.base': 'auth.username.required',
   }),
-  password: Joi.string().min(1).max(MAX_PASSWORD_BYTES).required().messages({
+  password: Joi.string().min(1).max(MAX_PASSWORD_BYTES, 'utf8').required().messages({
     'any.required': 'auth.password.required',
     'string.empty': 'auth.password.required',
     'string.base': 'auth.password.required',
