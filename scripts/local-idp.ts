@@ -38,6 +38,8 @@ export interface LocalIdp {
 }
 
 export const DEFAULT_LOCAL_IDP_PORT = 9400;
+/** Client secret of the development wiring: a fixed value, so `npm run idp` output stays valid across restarts. */
+export const LOCAL_CLIENT_SECRET = 'stockroom-local-development-secret';
 
 export const DEFAULT_ACCOUNTS: LocalAccount[] = [
   { login: 'admin', email: 'admin@stockroom.local', name: 'Local Admin' },

@@ -42,9 +42,9 @@ describe('CSRF: cookie-authenticated writes need a trusted Origin', () => {
         headers,
       });
       expect(res.status).to.equal(403);
-      const body = await res.json();
+      const body = (await res.json()) as Record<string, unknown>;
       expect(body).to.include({ error: 'forbidden', status: 403, messageKey: 'auth.csrf.origin' });
-      expect(body.message).to.match(/Herkunft/);
+      expect(String(body.message)).to.match(/Herkunft/);
       expect(res.headers.getSetCookie().some(c => c.includes('Max-Age=0'))).to.equal(false);
       expect(await stillSignedIn(browser), 'session untouched').to.equal(true);
     });

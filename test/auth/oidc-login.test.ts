@@ -46,7 +46,7 @@ describe('OIDC browser login (real local oidc-provider)', () => {
     const browser = setup.browser();
     await signIn(setup, browser, unique('cookie'));
     const session = browser.setCookies.filter(c => c.startsWith('SESSION='));
-    expect(session).to.not.be.empty;
+    expect(session.length).to.be.greaterThan(0);
     for (const cookie of session) {
       expect(cookie).to.match(/; Path=\//);
       expect(cookie).to.match(/; HttpOnly/i);
@@ -220,7 +220,7 @@ describe('OIDC browser login (real local oidc-provider)', () => {
       url.searchParams.set('state', 'forged-state');
       const wrong = await browser.request(url.href);
       expect(wrong.status).to.equal(401);
-      expect((await wrong.json()).error).to.equal('unauthorized');
+      expect(((await wrong.json()) as { error: string }).error).to.equal('unauthorized');
       url.searchParams.delete('state');
       expect((await browser.request(url.href)).status).to.equal(401);
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
