@@ -7,6 +7,7 @@ import type { Config } from '../../config/env.js';
 import { findOrProvisionUser } from '../../domain/users/find-or-provision-user.js';
 import { ServiceUnavailableError, UnauthorizedError } from '../../domain/shared/errors.js';
 import { allowedReturnUrl, returnBase } from './return-url.js';
+import { SavedSessionStateStore } from './oidc-state-store.js';
 
 /** The paths the reference client navigates to (contract A5, A6). */
 export const oidcPaths = (providerId: string) => ({
@@ -77,7 +78,7 @@ export function createOidcLogin(config: Config, logger: Logger) {
         scope: ['profile', 'email'],
         nonce: 'on',
         passReqToCallback: true,
-        sessionKey: `oidc:${providerId}`,
+        store: new SavedSessionStateStore(`oidc:${providerId}`),
       },
       (
         req: Request,
@@ -142,7 +143,8 @@ export function createOidcLogin(config: Config, logger: Logger) {
       res.once('finish', () => resolve());
       res.once('close', () => resolve());
       authenticator.authenticate(STRATEGY, { session: false })(req, res, (error?: unknown) =>
-        reject(error instanceof Error ? error : new Error('OIDC authorization request failed')),
+        // The only failure left here is saving the session (state and nonce) before the redirect.
+        reject(new ServiceUnavailableError('error.session.unavailable', { cause: error })),
       );
     });
   };

@@ -256,6 +256,20 @@ describe('OIDC browser login (real local oidc-provider)', () => {
   });
 });
 
+describe('OIDC browser login while Redis is away', () => {
+  it('When the session cannot be saved at login start, then 503 and no redirect to the provider', async () => {
+    const setup = await startOidcSetup({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const res = await setup.browser().request(`${setup.appUrl}/oauth2/authorization/${PROVIDER_ID}`);
+      expect(res.status).to.equal(503);
+      expect(res.headers.get('location')).to.equal(null);
+      expect(((await res.json()) as { error: string }).error).to.equal('service_unavailable');
+    } finally {
+      await setup.close();
+    }
+  });
+});
+
 describe('OIDC browser login with ALLOWED_EMAILS', () => {
   let setup: OidcSetup;
   before(async () => {
