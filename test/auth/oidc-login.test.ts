@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import request from 'supertest';
 import { PROVIDER_ID, signIn, startOidcSetup, type OidcSetup } from '../support/oidc.js';
 
 const FRONT = 'https://front.example';
@@ -40,6 +41,22 @@ describe('OIDC browser login (real local oidc-provider)', () => {
     const authorities = await browser.request(`${setup.appUrl}/api/me/authorities`);
     expect(await authorities.json()).to.deep.equal(['ROLE_USER']);
     expect(await userRow(email)).to.include({ username: email, role: 'ROLE_USER', password_hash: null });
+  });
+
+  it('When OIDC is configured, then its routes are in the OpenAPI document (public, 302)', () => {
+    const paths = setup.app.openapi.paths as Record<
+      string,
+      Record<string, { responses: object; 'x-access': string }>
+    >;
+    for (const [path, method] of [
+      [`/oauth2/authorization/${PROVIDER_ID}`, 'get'],
+      [`/login/oauth2/code/${PROVIDER_ID}`, 'get'],
+      ['/logout', 'post'],
+    ]) {
+      expect(paths[path]?.[method], path).to.be.an('object');
+      expect(paths[path][method]['x-access']).to.equal('public');
+      expect(paths[path][method].responses).to.have.property('302');
+    }
   });
 
   it('When the session cookie is set, then it is HttpOnly, Secure, SameSite=None, Path=/', async () => {
@@ -256,7 +273,24 @@ describe('OIDC browser login (real local oidc-provider)', () => {
   });
 });
 
-describe('OIDC browser login while Redis is away', () => {
+describe('OIDC browser login while a dependency is away', () => {
+  it('When the provider cannot be discovered, then 503 (retried on the next login)', async () => {
+    const { startTestApp } = await import('../support/test-app.js');
+    const app = await startTestApp(
+      { OIDC_ISSUER_URL: 'http://127.0.0.1:1', OIDC_CLIENT_ID: 'x', OIDC_CLIENT_SECRET: 'y' },
+      { migrate: false },
+    );
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const res = await request(app.server.server).get(`/oauth2/authorization/${PROVIDER_ID}`);
+        expect(res.status).to.equal(503);
+        expect(res.body).to.include({ error: 'service_unavailable', messageKey: 'auth.oidc.unavailable' });
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('When the session cannot be saved at login start, then 503 and no redirect to the provider', async () => {
     const setup = await startOidcSetup({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {
