@@ -5,7 +5,8 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/env.js';
 import { findOrProvisionUser } from '../../domain/users/find-or-provision-user.js';
-import { ServiceUnavailableError, UnauthorizedError } from '../../domain/shared/errors.js';
+import { AppError, ServiceUnavailableError, UnauthorizedError } from '../../domain/shared/errors.js';
+import { translateDbError } from '../../domain/shared/db-errors.js';
 import { allowedReturnUrl, returnBase } from './return-url.js';
 import { SavedSessionStateStore } from './oidc-state-store.js';
 
@@ -172,7 +173,10 @@ export function createOidcLogin(config: Config, logger: Logger) {
         },
       )(req, res, reject);
     }).catch((error: unknown) => {
-      if (error instanceof UnauthorizedError || error instanceof ServiceUnavailableError) throw error;
+      if (error instanceof AppError) throw error;
+      // Database trouble while provisioning: 503 (connection) or 409 (a password account already uses the e-mail as its name).
+      const database = translateDbError(error);
+      if (database) throw database;
       // Token endpoint refusals (replayed or foreign code) and malformed ID tokens.
       const name = (error as { name?: string } | null)?.name ?? '';
       if (name === 'InternalOAuthError')
@@ -180,18 +184,22 @@ export function createOidcLogin(config: Config, logger: Logger) {
       throw new UnauthorizedError('auth.oidc.failed', { cause: error });
     });
     if (!outcome.user) {
-      const base = config.frontendUrl;
-      res.redirect(302, `${base}/login?error=unauthorized`);
+      res.redirect(302, `${config.frontendUrl}/login?error=unauthorized`);
       return;
     }
     const target = `${returnBase(config, req.session.returnTo)}/auth`;
-    await new Promise<void>((resolve, reject) =>
-      req.session.regenerate(error => (error ? reject(error as Error) : resolve())),
-    );
+    const sessionStep = (step: (done: (error?: unknown) => void) => void) =>
+      new Promise<void>((resolve, reject) =>
+        step(error =>
+          error
+            ? reject(new ServiceUnavailableError('error.session.unavailable', { cause: error }))
+            : resolve(),
+        ),
+      );
+    // Session fixation: a new id (the old session is destroyed), then only the user id is kept.
+    await sessionStep(done => req.session.regenerate(done));
     req.session.userId = outcome.user.userId;
-    await new Promise<void>((resolve, reject) =>
-      req.session.save(error => (error ? reject(error as Error) : resolve())),
-    );
+    await sessionStep(done => req.session.save(done));
     res.redirect(302, target);
   };
 
