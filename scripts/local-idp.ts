@@ -27,11 +27,6 @@ export interface LocalIdp {
   clientId: string;
   clientSecret: string;
   accounts: readonly LocalAccount[];
-  /**
-   * Re-registers the client with other redirect URIs (a new provider behind the same server). Tests need it
-   * because the relying party's port is known only after both servers listen.
-   */
-  setRedirectUris(uris: string[]): void;
   /** The environment that wires Stockroom to this provider. */
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -110,11 +105,7 @@ export async function startLocalIdp(options: LocalIdpOptions = {}): Promise<Loca
     clientSecret: options.clientSecret ?? randomBytes(24).toString('hex'),
     accounts: options.accounts ?? DEFAULT_ACCOUNTS,
   };
-  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server: Server = createServer((req, res) => {
-    if (handler) handler(req, res);
-    else res.writeHead(503).end();
-  });
+  const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_LOCAL_IDP_PORT, '127.0.0.1', resolve);
@@ -122,21 +113,15 @@ export async function startLocalIdp(options: LocalIdpOptions = {}): Promise<Loca
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const issuer = `http://127.0.0.1:${port}`;
-  const mount = () => {
-    const callback = buildProvider(issuer, settings).callback();
-    handler = (req, res) => void callback(req, res);
-  };
-  mount();
+  // The issuer names the port, so the provider is built once the server listens.
+  const callback = buildProvider(issuer, settings).callback();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => void callback(req, res));
   return {
     issuer,
     port,
     clientId: settings.clientId,
     clientSecret: settings.clientSecret,
     accounts: settings.accounts,
-    setRedirectUris(uris) {
-      settings.redirectUris = uris;
-      mount();
-    },
     env: () => ({
       OIDC_ISSUER_URL: issuer,
       OIDC_CLIENT_ID: settings.clientId,
