@@ -9,6 +9,7 @@ import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
 import { authenticate } from './middleware/authenticate.js';
+import { csrfGuard } from './middleware/csrf.js';
 import { createMetrics } from './middleware/metrics.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
 import { sessionMiddleware } from './auth/session.js';
@@ -72,6 +73,7 @@ export function createApp(services: Services): BuiltApp {
   app.use(unitOfWork(orm));
   app.use(sessionMiddleware(config, redis));
   app.use(authenticate(config));
+  app.use(csrfGuard(config));
 
   mountRoutes(app, routes, config);
   app.get('/api/openapi.json', (_req, res) => res.json(openapi));

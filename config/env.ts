@@ -193,6 +193,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return deepFreeze(config);
 }
 
+/** The admin CLI's password (`npm run user:create`), never part of the service configuration. */
+export function readCliPassword(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.STOCKROOM_USER_PASSWORD || undefined;
+}
+
+/** The configuration with extra variables layered over the environment (e.g. a local OpenID provider). */
+export function loadConfigWith(extra: Record<string, string>): Config {
+  return loadConfig({ ...process.env, ...extra });
+}
+
 function deepFreeze<T extends object>(obj: T): T {
   for (const value of Object.values(obj)) if (value && typeof value === 'object') deepFreeze(value);
   return Object.freeze(obj);

@@ -10,7 +10,7 @@ import { runScript } from './run-script.js';
 /** One module's demo data: creates what is missing and returns how many records it created. */
 export interface DemoSeeder {
   name: string;
-  seed: (em: EntityManager) => Promise<number>;
+  seed: (em: EntityManager, nodeEnv: string) => Promise<number>;
 }
 
 /**
@@ -18,7 +18,7 @@ export interface DemoSeeder {
  * (e.g. suppliers, inventory items and stock history) and both `npm run seed:demo` and the start command use it.
  */
 export const DEMO_SEEDERS: DemoSeeder[] = [
-  { name: 'users', seed: ensureDemoUsers },
+  { name: 'users', seed: async (em, nodeEnv) => (await ensureDemoUsers(em, nodeEnv)).length },
   { name: 'products', seed: seedDemoProducts },
 ];
 
@@ -37,7 +37,7 @@ export async function seedDemoData(
 ): Promise<Record<string, number>> {
   if (config.nodeEnv === 'production') throw new DemoDataRefusedError();
   const created: Record<string, number> = {};
-  for (const seeder of seeders) created[seeder.name] = await seeder.seed(orm.em.fork());
+  for (const seeder of seeders) created[seeder.name] = await seeder.seed(orm.em.fork(), config.nodeEnv);
   return created;
 }
 

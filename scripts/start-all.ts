@@ -1,4 +1,6 @@
-import { loadConfig } from '../config/env.js';
+import { loadConfig, loadConfigWith, type Config } from '../config/env.js';
+import { oidcPaths } from '../api/auth/oidc.js';
+import { DEFAULT_LOCAL_IDP_PORT, LOCAL_CLIENT_SECRET, startLocalIdp, type LocalIdp } from './local-idp.js';
 import { closeServices, openServices } from '../config/services.js';
 import { migrate } from '../config/database.js';
 import { startServer, type RunningServer } from '../api/server.js';
@@ -14,7 +16,10 @@ import { prepareData } from './prepare-data.js';
 await runScript(async () => {
   const roles = process.argv.slice(2);
   const web = roles.length === 0 || roles.includes('--web');
-  const config = loadConfig();
+  let config = loadConfig();
+  let idp: LocalIdp | undefined;
+  if (web && config.nodeEnv === 'development' && !config.oidc.issuerUrl)
+    ({ config, idp } = await withLocalIdp(config));
   const workersWanted = roles.includes('--worker') || (roles.length === 0 && config.runWorkers);
   if (roles.length === 0 && config.nodeEnv !== 'production') await createDatabases(config.databaseUrl);
   const services = await openServices(config);
@@ -30,6 +35,15 @@ await runScript(async () => {
     services.probe.start();
     server = await startServer(services);
     log.info({ port: server.port, docs: `${config.publicUrl}/api/docs` }, 'Stockroom API listening');
+    if (idp)
+      log.info(
+        {
+          issuer: idp.issuer,
+          signIn: `${config.publicUrl}${oidcPaths(config.oidc.providerId).authorization}`,
+          accounts: idp.accounts.map(a => a.login),
+        },
+        'development: browser login uses the local OpenID provider (any password)',
+      );
   }
   if (workersWanted) {
     workers = startWorkers(services);
@@ -46,7 +60,29 @@ await runScript(async () => {
     await server?.stop();
     await workers?.close();
     await closeServices(services);
+    await idp?.close();
     process.exit(0);
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
 });
+
+/**
+ * Development without OIDC_ISSUER_URL: start the local OpenID provider in-process and wire Stockroom to it
+ * (the configuration is frozen, so it is rebuilt with the extra variables). Without a free port the API
+ * starts anyway, with browser login off.
+ */
+async function withLocalIdp(config: Config): Promise<{ config: Config; idp?: LocalIdp }> {
+  try {
+    const idp = await startLocalIdp({
+      port: DEFAULT_LOCAL_IDP_PORT,
+      redirectUris: [`${config.publicUrl}${oidcPaths(config.oidc.providerId).callback}`],
+      clientSecret: LOCAL_CLIENT_SECRET,
+    });
+    const extra: Record<string, string> = idp.env();
+    if (config.adminEmails.length === 0) extra.ADMIN_EMAILS = idp.accounts[0].email;
+    return { config: loadConfigWith(extra), idp };
+  } catch (error) {
+    console.warn(`local OpenID provider not started (${(error as Error).message}); browser login is off`);
+    return { config };
+  }
+}

@@ -7,6 +7,7 @@ import { loginWithPassword } from '../../domain/users/login-with-password.js';
 import { getProfile } from '../../domain/users/get-profile.js';
 import { authoritiesOf } from '../../domain/users/roles.js';
 import { MAX_PASSWORD_BYTES } from '../../domain/users/passwords.js';
+import { LoginLimiter } from '../auth/login-limiter.js';
 import { LEGACY_SESSION_COOKIE, SESSION_COOKIE, SESSION_COOKIE_ATTRIBUTES } from '../auth/session.js';
 
 const loginBody = Joi.object({
@@ -15,7 +16,7 @@ const loginBody = Joi.object({
     'string.empty': 'auth.username.required',
     'string.base': 'auth.username.required',
   }),
-  password: Joi.string().min(1).max(MAX_PASSWORD_BYTES).required().messages({
+  password: Joi.string().min(1).max(MAX_PASSWORD_BYTES, 'utf8').required().messages({
     'any.required': 'auth.password.required',
     'string.empty': 'auth.password.required',
     'string.base': 'auth.password.required',
@@ -42,12 +43,13 @@ export async function endSession(req: Request, res: Response): Promise<void> {
     res.cookie(name, '', { ...SESSION_COOKIE_ATTRIBUTES, maxAge: 0 });
 }
 
-export const authRoutes = ({ config }: Services) =>
-  defineRoutes([
+export const authRoutes = ({ config, redis }: Services) => {
+  const limiter = new LoginLimiter(redis, config);
+  return defineRoutes([
     {
       method: 'post',
       path: '/api/auth/login',
-      summary: 'Password login; returns an HS256 bearer token',
+      summary: 'Password login; returns an HS256 bearer token (429 with Retry-After after too many failures)',
       tag: 'Auth',
       access: 'public',
       allowedInDemo: true,
@@ -55,7 +57,9 @@ export const authRoutes = ({ config }: Services) =>
       request: { body: loginBody },
       responses: { 200: { description: 'Token issued', schema: envelopeSchema(Joi.string()) } },
       handler: async (req, res, { body }) => {
-        const { token } = await loginWithPassword(req.em, body, config);
+        const { token } = await limiter.attempt(body.username, req.ip ?? 'unknown', () =>
+          loginWithPassword(req.em, body, config),
+        );
         res.json(envelope(req.t('auth.login.success'), token));
       },
     },
@@ -91,3 +95,4 @@ export const authRoutes = ({ config }: Services) =>
       },
     },
   ]);
+};

@@ -6,6 +6,7 @@ import { productRoutes } from './products.routes.js';
 import { itemRoutes } from './items.routes.js';
 import { supplierRoutes } from './suppliers.routes.js';
 import { stockHistoryRoutes } from './stock-history.routes.js';
+import { browserAuthRoutes } from './browser-auth.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
@@ -15,4 +16,5 @@ export const allRoutes = (services: Services): RouteDefinition[] => [
   ...itemRoutes(services),
   ...supplierRoutes(services),
   ...stockHistoryRoutes(services),
+  ...browserAuthRoutes(services),
 ];

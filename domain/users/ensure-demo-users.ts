@@ -1,28 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashPassword } from './passwords.js';
-import type { Role } from './roles.js';
+import { createUserIfAbsent } from './create-user.js';
 
-/** The demo accounts of the product contract. Never created in production (the caller refuses). */
-export const DEMO_USERS: readonly { username: string; password: string; role: Role }[] = [
-  { username: 'admin', password: 'admin123', role: 'ROLE_ADMIN' },
-  { username: 'user', password: 'user123', role: 'ROLE_USER' },
-];
+export const DEMO_USERS = [
+  { username: 'admin', password: 'admin123', role: 'ROLE_ADMIN', fullName: 'Demo Admin' },
+  { username: 'user', password: 'user123', role: 'ROLE_USER', fullName: 'Demo User' },
+] as const;
 
-/** Creates the demo accounts that do not exist yet (argon2id hashes); existing accounts are left as they are. */
-export async function ensureDemoUsers(em: EntityManager): Promise<number> {
-  let created = 0;
-  for (const demo of DEMO_USERS) {
-    const existing = await em.execute<{ id: number }[]>(
-      'select id from app_user where lower(username) = lower(?)',
-      [demo.username],
-    );
-    if (existing.length > 0) continue;
-    const rows = await em.execute<{ id: number }[]>(
-      `insert into app_user (username, password_hash, full_name, role) values (?, ?, ?, ?)
-       on conflict ((lower(username))) do nothing returning id`,
-      [demo.username, await hashPassword(demo.password), `Demo ${demo.username}`, demo.role],
-    );
-    created += rows.length;
+/**
+ * The demo accounts `admin`/`admin123` and `user`/`user123` (demo seed only). Refuses in production: well-known
+ * passwords must never exist there. Returns the usernames that were created.
+ */
+export async function ensureDemoUsers(em: EntityManager, nodeEnv: string): Promise<string[]> {
+  if (nodeEnv === 'production') throw new Error('demo users are never created when NODE_ENV=production');
+  const created: string[] = [];
+  for (const user of DEMO_USERS) {
+    if (await createUserIfAbsent(em, { ...user })) created.push(user.username);
   }
   return created;
 }

@@ -5,8 +5,13 @@ const OPTIONS = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, paralle
 
 export const MAX_PASSWORD_BYTES = 1024;
 
+/**
+ * argon2id PHC string in the reference parameter order `m=…,t=…,p=…` (node-argon2 writes `m,p,t`, which
+ * the reference decoder and other languages' verifiers do not accept; node-argon2 reads either order).
+ */
 export async function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, OPTIONS);
+  const hash = await argon2.hash(password, OPTIONS);
+  return hash.replace(/^(\$argon2id\$v=\d+\$)m=(\d+),p=(\d+),t=(\d+)\$/, '$1m=$2,t=$4,p=$3$');
 }
 
 // A real hash of a random value: verifying against it costs the same as for a real user.

@@ -46,7 +46,7 @@ describe('Demo data (npm run seed:demo and the start command)', () => {
     const [hash] = await sql<{ password_hash: string }>(
       "select password_hash from app_user where username = 'admin'",
     );
-    expect(hash.password_hash).to.match(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(hash.password_hash).to.match(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 
   it('When NODE_ENV is production, then seeding is refused and nothing is created', async () => {

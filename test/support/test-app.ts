@@ -33,13 +33,15 @@ export async function resetTestDatabase(): Promise<void> {
 /** A real app (real PostgreSQL, real Redis) listening on port 0. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; port?: number } = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(env));
   const services = await openServices(config);
+  // The request-path Redis client fails fast (no offline queue): let it connect before the first request.
+  await waitForRedis(services, 3000);
   if (options.migrate !== false) await migrate(services.orm);
   const { openapi } = createApp(services);
-  const server = await startServer(services, 0);
+  const server = await startServer(services, options.port ?? 0);
   return {
     services,
     server,
@@ -50,6 +52,22 @@ export async function startTestApp(
       await closeServices(services);
     },
   };
+}
+
+async function waitForRedis(services: Services, timeoutMs: number): Promise<void> {
+  const { redis } = services;
+  if (redis.status === 'ready') return;
+  await new Promise<void>(resolve => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    }
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
