@@ -8,6 +8,7 @@ import { createDatabases } from './create-databases.js';
 import { load, printTable, ratio } from './bench-support.js';
 import { runScript } from './run-script.js';
 import { benchProducts } from './bench-products.js';
+import { benchInventory } from './bench-inventory.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -53,6 +54,7 @@ async function benchPipeline(): Promise<void> {
 
 await runScript(async () => {
   await benchPipeline();
+  await benchInventory();
   const products = await benchProducts();
   printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
 });
