@@ -5,11 +5,23 @@ import type { QueueName } from '../domain/queues/queue-names.js';
 import { startWorker, type Processor } from './start-worker.js';
 import { startClock } from './clock.js';
 import { housekeeping } from './housekeeping.worker.js';
+import { analytics } from './analytics.worker.js';
+import { lowStockAlerts } from './low-stock-alerts.worker.js';
+import { webhooks } from './webhooks.worker.js';
+import { reports } from './report-rebuild.worker.js';
+import { ensureJobSchedulers } from './job-schedulers.js';
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
   housekeeping,
+  analytics,
+  'low-stock-alerts': lowStockAlerts,
+  webhooks,
+  reports,
 };
+
+/** Per-queue worker options (a rebuild is heavy: one at a time per process; the advisory lock does the rest). */
+const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = { reports: { concurrency: 1 } };
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -23,8 +35,9 @@ export interface RunningWorkers {
 export function startWorkers(services: Services, options: { clock?: boolean } = {}): RunningWorkers {
   const connection = createRedis(services.config.redisUrl, 'worker');
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
-    startWorker(services, connection, queue, processor),
+    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue]),
   );
+  ensureJobSchedulers(services);
   const clock = options.clock === false ? undefined : startClock(services);
   return {
     workers,

@@ -1,3 +1,3 @@
 /** Every BullMQ queue of the system. Workers process them; the API and the outbox relay only add jobs. */
-export const QUEUE_NAMES = ['housekeeping'] as const;
+export const QUEUE_NAMES = ['housekeeping', 'analytics', 'low-stock-alerts', 'webhooks', 'reports'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
