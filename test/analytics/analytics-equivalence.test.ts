@@ -2,116 +2,61 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
-import { AnalyticsOracle } from '../support/analytics-oracle.js';
-import { buildHistory, historyArb, type Built } from '../support/random-history.js';
-import { foldStockEvent } from '../../domain/analytics/fold-stock-event.js';
-import { addDays } from '../../domain/analytics/date-params.js';
-import { stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
-import { stockPerSupplier } from '../../domain/analytics/stock-per-supplier.js';
-import { lowStockCount } from '../../domain/analytics/low-stock-count.js';
-import { lowStockItems } from '../../domain/analytics/low-stock-items.js';
-import { itemUpdateFrequency } from '../../domain/analytics/item-update-frequency.js';
-import { monthlyStockMovement } from '../../domain/analytics/monthly-stock-movement.js';
-import { stockUpdates } from '../../domain/analytics/stock-updates.js';
-import { dashboardSummary } from '../../domain/analytics/dashboard-summary.js';
-import { priceTrend } from '../../domain/analytics/price-trend.js';
-import { financialSummary } from '../../domain/analytics/financial-summary.js';
-import { reasonBreakdown } from '../../domain/analytics/reason-breakdown.js';
-import { changesByEmployee } from '../../domain/analytics/changes-by-employee.js';
+import { buildHistory, historyArb } from '../support/random-history.js';
+import { compareAll, foldAll, probeArb, RUNS } from '../support/analytics-compare.js';
+import { evaluateLowStock } from '../../domain/alerts/evaluate-low-stock.js';
 
-export const RUNS = Number(process.env.ANALYTICS_PROPERTY_RUNS ?? 200);
-
-/** Folds every pending analytics event directly (any order: the consumer restores per-item order). */
-export async function foldAll(em: EntityManager, order: (ids: string[]) => string[] = ids => ids) {
-  const rows = await em.execute<{ id: string }[]>(
-    'select id from outbox_event where analytics_done_at is null',
-  );
-  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id);
+/** Evaluates every pending low-stock event directly, in the given order. */
+async function evaluateAll(em: EntityManager, order: (ids: string[]) => string[]) {
+  const rows = await em.execute<{ id: string }[]>('select id from outbox_event where alerts_done_at is null');
+  for (const id of order(rows.map(r => String(r.id)))) await evaluateLowStock(em.fork(), id, undefined);
 }
 
-export interface Probe {
-  a: number;
-  b: number;
-  useSupplier: boolean;
-  granularity: 'daily' | 'weekly' | 'monthly';
-  item: number;
-}
-export const probeArb = fc.record({
-  a: fc.nat({ max: 1000 }),
-  b: fc.nat({ max: 1000 }),
-  useSupplier: fc.boolean(),
-  granularity: fc.constantFrom('daily' as const, 'weekly' as const, 'monthly' as const),
-  item: fc.nat({ max: 9 }),
-});
-
-/** Every analytics answer from the rollups equals the oracle's, for a random window around the history. */
-export async function compareAll(em: EntityManager, built: Built, p: Probe): Promise<void> {
-  const oracle = await AnalyticsOracle.load(em);
-  const span = Math.max(1, (Date.parse(built.lastDay) - Date.parse(built.firstDay)) / 86400000 + 6);
-  const d1 = addDays(built.firstDay, -3 + (p.a % span));
-  const d2 = addDays(built.firstDay, -3 + (p.b % span));
-  const [start, end] = d1 <= d2 ? [d1, d2] : [d2, d1];
-  const range = { start, end };
-  const supplier = p.useSupplier ? built.supplierIds[p.a % built.supplierIds.length] : undefined;
-  const s = supplier ?? null;
-  const itemId = built.itemIds[p.item % built.itemIds.length];
-  const ctx = `window ${start}..${end} supplier ${supplier ?? '-'}`;
-
-  // Keep the per-day valuation to at most ~70 days so the oracle stays cheap.
-  const vEnd = addDays(start, 70) < end ? addDays(start, 70) : end;
-  expect(await stockValueOverTime(em, { start, end: vEnd }, s), `N1 ${ctx}`).to.deep.equal(
-    oracle.stockValue(start, vEnd, supplier),
+/** Expected alerts of an item from its events in order: one per downward crossing; open if it ends below. */
+async function expectedAlerts(em: EntityManager, itemId: string) {
+  const rows = await em.execute<{ payload: any }[]>(
+    "select payload from outbox_event where type = 'stock.changed' and aggregate_id = ? order by id",
+    [itemId],
   );
-  expect(await stockPerSupplier(em), 'N2').to.deep.equal(oracle.stockPerSupplier());
-  expect(await lowStockCount(em), 'N3').to.equal(oracle.lowStockCount());
-  const sid = built.supplierIds[p.b % built.supplierIds.length];
-  expect(await itemUpdateFrequency(em, { supplierId: sid }), 'N4').to.deep.equal(oracle.updateFrequency(sid));
-  expect(await lowStockItems(em, sid), 'N5').to.deep.equal(oracle.lowStockItems(sid));
-  expect(await monthlyStockMovement(em, range, s), `N6 ${ctx}`).to.deep.equal(
-    oracle.monthlyMovement(start, end, supplier),
-  );
-  const filter = {
-    from: new Date(`${start}T00:00:00Z`),
-    to: new Date(`${addDays(end, 1)}T00:00:00Z`),
-    toInclusive: false,
-    supplierId: sid,
-    ...(p.a % 3 === 0 ? { minChange: -5 } : {}),
-    ...(p.b % 3 === 0 ? { maxChange: 3 } : {}),
-    ...(p.a % 4 === 0 ? { createdBy: 'ALICE@example.test' } : {}),
-  };
-  expect(await stockUpdates(em, filter), `N7 ${ctx}`).to.deep.equal(oracle.stockUpdates(filter));
-  expect(await dashboardSummary(em, range, sid), `N9 ${ctx}`).to.deep.equal(oracle.summary(start, end, sid));
-  expect(await priceTrend(em, itemId, range, s), `N10 ${ctx}`).to.deep.equal(
-    oracle.priceTrend(itemId, start, end, supplier),
-  );
-  expect(await financialSummary(em, range, s), `N11 ${ctx}`).to.deep.equal(
-    oracle.financial(start, end, supplier),
-  );
-  const itemName = p.item % 2 === 0 ? 'item' : null;
-  expect(await reasonBreakdown(em, range, { supplierId: s, itemName }), `X1 ${ctx}`).to.deep.equal(
-    oracle.reasonBreakdown(start, end, supplier, itemName ?? undefined),
-  );
-  expect(await changesByEmployee(em, p.granularity, range, s), `X2 ${ctx}`).to.deep.equal(
-    oracle.byEmployee(p.granularity, start, end, supplier),
-  );
+  let low = false;
+  let opened = 0;
+  for (const { payload: p } of rows) {
+    const now = !p.deleted && p.minimumQuantity > 0 && p.quantityAfter < p.minimumQuantity;
+    if (now && !low) opened += 1;
+    low = now;
+  }
+  return { opened, open: low };
 }
 
-describe('Analytics rollups equal the raw-history oracle (property-based)', function () {
+describe('Analytics rollups and alerts equal the raw-history oracle (property-based)', function () {
   this.timeout(300000);
 
-  it(`When ${RUNS} random histories are folded in random order, then every answer equals the oracle's`, async () => {
+  it(`When ${RUNS} random histories are consumed in random order, then every answer equals the oracle's`, async () => {
     const em = () => testApp().services.orm.em.fork();
     await foldAll(em());
+    await evaluateAll(em(), ids => ids);
     await fc.assert(
       fc.asyncProperty(historyArb, probeArb, fc.infiniteStream(fc.nat()), async (history, probe, shuffle) => {
         const built = await buildHistory(em(), history);
-        await foldAll(em(), ids =>
+        const shuffled = (ids: string[]) =>
           ids
             .map(id => ({ id, k: shuffle.next().value as number }))
             .sort((x, y) => x.k - y.k)
-            .map(x => x.id),
-        );
+            .map(x => x.id);
+        await foldAll(em(), shuffled);
+        await evaluateAll(em(), shuffled);
         await compareAll(em(), built, probe);
+        for (const itemId of built.itemIds) {
+          const alerts = await em().execute<{ closed_at: string | null }[]>(
+            'select closed_at from low_stock_alert where item_id = ? order by id',
+            [itemId],
+          );
+          const expected = await expectedAlerts(em(), itemId);
+          expect(alerts.length, 'one alert per downward crossing').to.equal(expected.opened);
+          expect(alerts.filter(a => a.closed_at === null).length, 'open at the end').to.equal(
+            expected.open ? 1 : 0,
+          );
+        }
       }),
       { numRuns: RUNS, endOnFailure: true },
     );
