@@ -10,7 +10,8 @@ export interface RebuildResult {
   durationMs: number;
 }
 
-const ITEMS_PER_BATCH = 500;
+/** Items per batch (each batch is one read of their events, folded and written in chunks). */
+const ITEMS_PER_BATCH = 50;
 
 /**
  * Recomputes every analytics rollup from the stock history, in one transaction that holds the rebuild lock
@@ -25,6 +26,8 @@ export async function rebuildRollups(
 ): Promise<RebuildResult> {
   const started = Date.now();
   return em.transactional(async tx => {
+    // A full rebuild is a long transaction by design: lift the per-statement timeout for it only.
+    await tx.execute('set local statement_timeout = 0');
     await lockRebuildExclusive(tx);
     await tx.execute(`
       create temp table rebuild_source on commit drop as

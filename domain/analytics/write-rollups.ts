@@ -81,6 +81,17 @@ const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
  * Works for the consumer's increments and for the rebuild's bulk inserts alike.
  */
 export async function writeRollups(em: EntityManager, folds: FoldResult[]): Promise<void> {
+  for (let i = 0; i < folds.length; ) {
+    // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
+    let rows = 0;
+    let j = i;
+    while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000)) rows += folds[j++].days.length;
+    await writeChunk(em, folds.slice(i, j));
+    i = j;
+  }
+}
+
+async function writeChunk(em: EntityManager, folds: FoldResult[]): Promise<void> {
   const days = folds.flatMap(f => f.days.map(dayJson));
   const reasons = folds.flatMap(f => f.reasons.map(reasonJson));
   const users = folds.flatMap(f => f.users.map(userJson));
