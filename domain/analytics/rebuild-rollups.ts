@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
-import { foldItemEvents, type FoldEvent } from './fold-item-events.js';
+import { foldItemEvents, NO_SUPPLIER, type FoldEvent } from './fold-item-events.js';
 import { lockRebuildExclusive } from './locks.js';
 import { writeRollups } from './write-rollups.js';
+import { executeNative } from './native-sql.js';
 
 export interface RebuildResult {
   items: number;
@@ -53,6 +54,11 @@ export async function rebuildRollups(
     ])
       await tx.execute(`delete from ${table}`);
 
+    // Day rows are staged unindexed and copied in day order at the end: range scans by day then touch
+    // contiguous pages (the consumer appends in time order anyway).
+    await tx.execute(
+      'create temp table rebuild_item_day on commit drop as select * from analytics_item_day with no data',
+    );
     const [{ items }] = await tx.execute<{ items: string }[]>(
       'select count(distinct item_id) as items from rebuild_source',
     );
@@ -68,10 +74,11 @@ export async function rebuildRollups(
       );
       if (batch.length === 0) break;
       after = batch[batch.length - 1].item_id;
-      const rows = await tx.execute<any[]>(
+      const rows = await executeNative<any>(
+        tx,
         `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
                 created_by, day
-         from rebuild_source where item_id >= ? and item_id <= ? order by item_id, event_id`,
+         from rebuild_source where item_id >= $1 and item_id <= $2 order by item_id, event_id`,
         [batch[0].item_id, after],
       );
       const byItem = new Map<string, FoldEvent[]>();
@@ -93,11 +100,24 @@ export async function rebuildRollups(
         byItem.set(r.item_id, list);
       }
       const folds = [...byItem.values()].map(list => foldItemEvents({ q: 0, c: 0n, lastEventId: '0' }, list));
-      await writeRollups(tx, folds);
+      await writeRollups(tx, folds, { dayTable: 'rebuild_item_day', daysOnly: true });
       done += batch.length;
       events += rows.length;
       await onProgress(Math.min(99, Math.floor((done / Math.max(1, totalItems)) * 100)));
     }
+    await tx.execute(
+      `insert into analytics_item_day select * from rebuild_item_day order by day, item_id, supplier_key`,
+    );
+    await tx.execute(`
+      insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
+      select item_id, day::date, coalesce(supplier_id, '${NO_SUPPLIER}'), reason,
+             (array_agg(item_name order by event_id desc))[1], count(*),
+             sum(greatest(change, 0)), sum(greatest(-change, 0))
+      from rebuild_source group by 1, 2, 3, 4 order by 2, 1`);
+    await tx.execute(`
+      insert into analytics_user_day (day, supplier_key, created_by, entries)
+      select day::date, coalesce(supplier_id, '${NO_SUPPLIER}'), created_by, count(*)
+      from rebuild_source group by 1, 2, 3 order by 1`);
     await tx.execute(
       `update outbox_event set analytics_done_at = now()
        where analytics_done_at is null and id in (select event_id from rebuild_source)`,
