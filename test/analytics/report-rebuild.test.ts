@@ -7,7 +7,14 @@ import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 import { SCHEDULES } from '../../workers/clock.js';
-import { completeHistory, settleConsumers, waitFor } from '../support/stock-events.js';
+import {
+  completeHistory,
+  createItem,
+  createSupplier,
+  recordStockChange,
+  settleConsumers,
+  waitFor,
+} from '../support/stock-events.js';
 import { buildHistory, historyArb, type Built } from '../support/random-history.js';
 import { compareAll, probeArb } from '../support/analytics-compare.js';
 import { enqueueStockEventConsumers } from '../../domain/queues/stock-event-jobs.js';
@@ -73,6 +80,34 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
       }),
       { numRuns: Number(process.env.ANALYTICS_REBUILD_RUNS ?? 5), endOnFailure: true },
     );
+  });
+
+  it('When events are committed but never enqueued (Redis lost them), then the sweeper folds them anyway', async () => {
+    const services = testApp().services;
+    const em = services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id, price: '2.00', minimumQuantity: 3 });
+    await recordStockChange(em, { itemId: item.id, change: 5, reason: 'INITIAL_STOCK', at: new Date() });
+    await recordStockChange(em, { itemId: item.id, change: -4, reason: 'SALE', at: new Date() });
+    // No enqueue at all: only the job-scheduled sweeper (every 2 s, SKIP LOCKED) can pick them up.
+    await waitFor(
+      async () => {
+        const [row] = await em.execute<{ n: string }[]>(
+          'select count(*) as n from outbox_event where aggregate_id = ? and (analytics_done_at is null or alerts_done_at is null)',
+          [item.id],
+        );
+        return Number(row.n) === 0;
+      },
+      20000,
+      'the sweeper',
+    );
+    const alerts = await em.execute<any[]>('select * from low_stock_alert where item_id = ?', [item.id]);
+    expect(alerts).to.have.length(1);
+    const [day] = await em.execute<any[]>(
+      'select qty_in, qty_out from analytics_item_day where item_id = ?',
+      [item.id],
+    );
+    expect(day).to.deep.include({ qty_in: '5', qty_out: '4' });
   });
 
   it('When a rebuild is already waiting, then a second request gets the same job (one at a time)', async () => {
