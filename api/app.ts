@@ -17,6 +17,8 @@ import { mountRoutes } from './routing/mount-routes.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
+import { requireAdmin } from './middleware/require-admin.js';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './queue-dashboard.js';
 
 export interface BuiltApp {
   app: Express;
@@ -82,6 +84,7 @@ export function createApp(services: Services): BuiltApp {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
+  app.use(QUEUE_DASHBOARD_PATH, requireAdmin, queueDashboard(services.queues));
   app.use(notFound);
   app.use(errorHandler);
   return { app, routes, openapi };

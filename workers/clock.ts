@@ -22,6 +22,20 @@ export const SCHEDULES: Schedule[] = [
     job: 'cleanup',
     jobId: now => `cleanup-${day(now)}`,
   },
+  {
+    name: 'nightly-snapshot',
+    cron: '5 0 * * *',
+    queue: 'analytics',
+    job: 'snapshot',
+    jobId: now => `snapshot-${day(now)}`,
+  },
+  {
+    name: 'hourly-webhook-sweep',
+    cron: '20 * * * *',
+    queue: 'webhooks',
+    job: 'sweep',
+    jobId: now => `webhook-sweep-${now.toISOString().slice(0, 13)}`,
+  },
 ];
 
 /** node-cron in the worker process. It only enqueues; workers do the work. */

@@ -7,12 +7,23 @@ import { startClock } from './clock.js';
 import { housekeeping } from './housekeeping.worker.js';
 import { stockHistory } from './stock-history.worker.js';
 import { startOutboxRelay } from './outbox-relay.js';
+import { analytics } from './analytics.worker.js';
+import { lowStockAlerts } from './low-stock-alerts.worker.js';
+import { webhooks } from './webhooks.worker.js';
+import { reports } from './report-rebuild.worker.js';
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
   housekeeping,
   'stock-history': stockHistory,
+  analytics,
+  'low-stock-alerts': lowStockAlerts,
+  webhooks,
+  reports,
 };
+
+/** Per-queue worker options (a rebuild is heavy: one at a time per process; the advisory lock does the rest). */
+const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = { reports: { concurrency: 1 } };
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -29,7 +40,7 @@ export function startWorkers(
 ): RunningWorkers {
   const connection = createRedis(services.config.redisUrl, 'worker');
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
-    startWorker(services, connection, queue, processor),
+    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue]),
   );
   const relay = options.relay === false ? undefined : startOutboxRelay(services);
   const clock = options.clock === false ? undefined : startClock(services);

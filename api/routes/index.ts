@@ -7,6 +7,9 @@ import { itemRoutes } from './items.routes.js';
 import { supplierRoutes } from './suppliers.routes.js';
 import { stockHistoryRoutes } from './stock-history.routes.js';
 import { browserAuthRoutes } from './browser-auth.routes.js';
+import { analyticsRoutes } from './analytics.routes.js';
+import { alertsRoutes } from './alerts.routes.js';
+import { adminRoutes } from './admin.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
@@ -17,4 +20,7 @@ export const allRoutes = (services: Services): RouteDefinition[] => [
   ...supplierRoutes(services),
   ...stockHistoryRoutes(services),
   ...browserAuthRoutes(services),
+  ...analyticsRoutes(services),
+  ...alertsRoutes(services),
+  ...adminRoutes(services),
 ];

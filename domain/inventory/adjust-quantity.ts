@@ -38,7 +38,7 @@ with u as (
     'change', ?::integer, 'quantityBefore', u.quantity - ?::integer, 'quantityAfter', u.quantity,
     'minimumQuantity', u.minimum_quantity, 'reason', ?::text, 'priceAtChange', u.price::text,
     'createdBy', ?::text,
-    'occurredAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'correlationId', ?::text)
   from u
   returning id

@@ -35,11 +35,11 @@ export async function recordStockChanged(
     createdBy: context.user,
     correlationId: context.correlationId,
   };
-  // occurredAt is the transaction's own time, set by the database in the same statement.
+  // occurredAt is read after the row lock is held (clock_timestamp), so an item's events are in id and time order.
   const rows = await em.execute<{ id: string }[]>(
     `insert into outbox_event (type, aggregate_id, payload)
      values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
-       to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
+       to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
      returning id`,
     [STOCK_CHANGED, row.id, JSON.stringify(payload)],
   );

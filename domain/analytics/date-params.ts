@@ -1,0 +1,76 @@
+import { ValidationError } from '../shared/errors.js';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface DateParam {
+  at: Date;
+  /** A plain `yyyy-MM-dd` (as an upper bound it covers the whole day). */
+  dateOnly: boolean;
+}
+
+/** Parses a `yyyy-MM-dd` date or an ISO-8601 date-time (already shape-checked by the schema). */
+export function parseDateParam(value: string): DateParam {
+  const dateOnly = DATE_ONLY.test(value);
+  return { at: new Date(dateOnly ? `${value}T00:00:00.000Z` : value), dateOnly };
+}
+
+export const isValidDateParam = (value: string): boolean => {
+  if (DATE_ONLY.test(value)) {
+    const d = new Date(`${value}T00:00:00.000Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+  }
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(new Date(value).getTime());
+};
+
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+export const addDays = (day: string, days: number): string =>
+  utcDay(new Date(new Date(`${day}T00:00:00.000Z`).getTime() + days * DAY_MS));
+
+function checkOrder(first: string | Date, second: string | Date, names: [string, string]) {
+  if (first > second)
+    throw new ValidationError('analytics.range.inverted', { params: { start: names[0], end: names[1] } });
+}
+
+/** An inclusive range of UTC days; `<start> must be on or before <end>` when inverted. */
+export function dayRange(
+  start: string,
+  end: string,
+  names: [string, string],
+): { start: string; end: string } {
+  const range = { start: utcDay(parseDateParam(start).at), end: utcDay(parseDateParam(end).at) };
+  checkOrder(range.start, range.end, names);
+  return range;
+}
+
+/** A day range with defaults: the last `days` days up to today (UTC). */
+export function dayRangeOrDefault(
+  start: string | undefined,
+  end: string | undefined,
+  names: [string, string],
+  days = 30,
+  now = new Date(),
+): { start: string; end: string } {
+  const endDay = end ? utcDay(parseDateParam(end).at) : utcDay(now);
+  const startDay = start ? utcDay(parseDateParam(start).at) : addDays(endDay, -days);
+  checkOrder(startDay, endDay, names);
+  return { start: startDay, end: endDay };
+}
+
+/**
+ * An instant range for history listings: default the last 30 days up to now. A date-only upper bound covers
+ * its whole day (`endExclusive`); a date-time upper bound is inclusive.
+ */
+export function timeRange(
+  start: string | undefined | null,
+  end: string | undefined | null,
+  names: [string, string],
+  now = new Date(),
+): { from: Date; to: Date; toInclusive: boolean } {
+  const upper = end ? parseDateParam(end) : { at: now, dateOnly: false };
+  const from = start ? parseDateParam(start).at : new Date(now.getTime() - 30 * DAY_MS);
+  checkOrder(from, upper.at, names);
+  return upper.dateOnly
+    ? { from, to: new Date(upper.at.getTime() + DAY_MS), toInclusive: false }
+    : { from, to: upper.at, toInclusive: true };
+}

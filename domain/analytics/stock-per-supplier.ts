@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { numericToNumber } from '../shared/money.js';
+
+export interface SupplierStock {
+  supplierId: string;
+  supplierName: string;
+  totalQuantity: number;
+  totalValue: number;
+}
+
+/** N2: current quantity and value per supplier, by total quantity desc (then name). */
+export async function stockPerSupplier(
+  em: EntityManager,
+  supplierId: string | null = null,
+): Promise<SupplierStock[]> {
+  const rows = await em.execute<any[]>(
+    `select s.id, s.name, sum(i.quantity) as q, sum(i.quantity * i.price)::text as v
+     from supplier s join inventory_item i on i.supplier_id = s.id
+     where (?::uuid is null or s.id = ?::uuid)
+     group by s.id, s.name
+     order by q desc, s.name collate "C", s.id`,
+    [supplierId, supplierId],
+  );
+  return rows.map(r => ({
+    supplierId: r.id,
+    supplierName: r.name,
+    totalQuantity: Number(r.q),
+    totalValue: numericToNumber(r.v),
+  }));
+}

@@ -1,0 +1,174 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { formatUnits } from './decimal.js';
+import { executeNative } from './native-sql.js';
+import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
+
+export const dayJson = (r: DayRow) => ({
+  item_id: r.itemId,
+  day: r.day,
+  supplier_key: r.supplierKey,
+  supplier_name: r.supplierName,
+  item_name: r.itemName,
+  entries: r.entries,
+  qty_in: r.qtyIn,
+  qty_out: r.qtyOut,
+  price_sum: formatUnits(r.priceSum),
+  closing_quantity: r.closingQuantity,
+  closing_price: r.closingPrice,
+  wac_q: r.wacQ,
+  wac_c: formatUnits(r.wacC),
+  purchases_qty: r.purchasesQty,
+  purchases_cost: formatUnits(r.purchasesCost),
+  returns_in_qty: r.returnsInQty,
+  returns_in_cost: formatUnits(r.returnsInCost),
+  cogs_qty: r.cogsQty,
+  cogs_cost: formatUnits(r.cogsCost),
+  write_off_qty: r.writeOffQty,
+  write_off_cost: formatUnits(r.writeOffCost),
+  last_event_id: r.lastEventId,
+});
+
+const reasonJson = (r: ReasonRow) => ({
+  item_id: r.itemId,
+  day: r.day,
+  supplier_key: r.supplierKey,
+  reason: r.reason,
+  item_name: r.itemName,
+  entries: r.entries,
+  increase: r.increase,
+  decrease: r.decrease,
+});
+
+const userJson = (r: UserRow) => ({
+  day: r.day,
+  supplier_key: r.supplierKey,
+  created_by: r.createdBy,
+  entries: r.entries,
+});
+
+const SUMS = [
+  'entries',
+  'qty_in',
+  'qty_out',
+  'price_sum',
+  'purchases_qty',
+  'purchases_cost',
+  'returns_in_qty',
+  'returns_in_cost',
+  'cogs_qty',
+  'cogs_cost',
+  'write_off_qty',
+  'write_off_cost',
+];
+const LATEST = [
+  'supplier_name',
+  'item_name',
+  'closing_quantity',
+  'closing_price',
+  'wac_q',
+  'wac_c',
+  'last_event_id',
+];
+
+export const DAY_COLUMNS = `item_id uuid, day date, supplier_key uuid, supplier_name varchar, item_name varchar,
+  entries int, qty_in bigint, qty_out bigint, price_sum numeric, closing_quantity int, closing_price numeric,
+  wac_q int, wac_c numeric, purchases_qty bigint, purchases_cost numeric, returns_in_qty bigint,
+  returns_in_cost numeric, cogs_qty bigint, cogs_cost numeric, write_off_qty bigint, write_off_cost numeric,
+  last_event_id bigint`;
+export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
+
+/**
+ * Merges fold deltas into the rollup tables (sums add up; the "latest" fields follow the later event).
+ * Works for the consumer's increments and for the rebuild's bulk inserts alike.
+ */
+export async function writeRollups(
+  em: EntityManager,
+  folds: FoldResult[],
+  options: { dayTable?: string; daysOnly?: boolean } = {},
+): Promise<void> {
+  for (let i = 0; i < folds.length;) {
+    // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
+    let rows = 0;
+    let j = i;
+    while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
+      rows += folds[j++].days.length;
+    await writeChunk(em, folds.slice(i, j), options);
+    i = j;
+  }
+}
+
+async function writeChunk(
+  em: EntityManager,
+  folds: FoldResult[],
+  options: { dayTable?: string; daysOnly?: boolean },
+): Promise<void> {
+  const days = folds.flatMap(f => f.days.map(dayJson));
+  const reasons = folds.flatMap(f => f.reasons.map(reasonJson));
+  const users = folds.flatMap(f => f.users.map(userJson));
+  const items = folds
+    .filter(f => f.days.length > 0)
+    .map(f => ({
+      item_id: f.days[0].itemId,
+      wac_q: f.state.q,
+      wac_c: formatUnits(f.state.c),
+      last_event_id: f.state.lastEventId,
+    }));
+  if (days.length > 0 && options.dayTable) {
+    // Bulk path of the rebuild: a plain insert into an unindexed staging table.
+    await executeNative(
+      em,
+      `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
+       select ${DAY_NAMES.join(', ')} from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})`,
+      [JSON.stringify(days)],
+    );
+  } else if (days.length > 0) {
+    await executeNative(
+      em,
+      `insert into analytics_item_day (${DAY_NAMES.join(', ')})
+       select ${DAY_NAMES.join(', ')} from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
+       on conflict (item_id, day, supplier_key) do update set
+       ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
+       ${LATEST.map(
+         c =>
+           `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
+       ).join(', ')}`,
+      [JSON.stringify(days)],
+    );
+  }
+  if (reasons.length > 0 && !options.daysOnly) {
+    await executeNative(
+      em,
+      `insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
+       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, day date, supplier_key uuid, reason varchar,
+         item_name varchar, entries int, increase bigint, decrease bigint)
+       on conflict (item_id, day, supplier_key, reason) do update set
+         item_name = excluded.item_name,
+         entries = analytics_reason_day.entries + excluded.entries,
+         increase = analytics_reason_day.increase + excluded.increase,
+         decrease = analytics_reason_day.decrease + excluded.decrease`,
+      [JSON.stringify(reasons)],
+    );
+  }
+  if (users.length > 0 && !options.daysOnly) {
+    await executeNative(
+      em,
+      `insert into analytics_user_day (day, supplier_key, created_by, entries)
+       select day, supplier_key, created_by, sum(entries) from jsonb_to_recordset($1::jsonb)
+         as x(day date, supplier_key uuid, created_by varchar, entries int)
+       group by day, supplier_key, created_by
+       on conflict (day, supplier_key, created_by) do update set
+         entries = analytics_user_day.entries + excluded.entries`,
+      [JSON.stringify(users)],
+    );
+  }
+  if (items.length > 0) {
+    await executeNative(
+      em,
+      `insert into analytics_item (item_id, wac_q, wac_c, last_event_id)
+       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, wac_q int, wac_c numeric, last_event_id bigint)
+       on conflict (item_id) do update set wac_q = excluded.wac_q, wac_c = excluded.wac_c,
+         last_event_id = excluded.last_event_id`,
+      [JSON.stringify(items)],
+    );
+  }
+}

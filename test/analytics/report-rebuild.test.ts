@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import fc from 'fast-check';
+import cron from 'node-cron';
+import { api, testApp } from '../setup/hooks.js';
+import { createUser, type TestUser } from '../support/users.js';
+import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { SCHEDULES } from '../../workers/clock.js';
+import {
+  completeHistory,
+  createItem,
+  createSupplier,
+  recordStockChange,
+  settleConsumers,
+  waitFor,
+} from '../support/stock-events.js';
+import { buildHistory, historyArb, type Built } from '../support/random-history.js';
+import { compareAll, probeArb } from '../support/analytics-compare.js';
+import { publishEvents } from '../../domain/outbox/publish-events.js';
+import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
+import { TEST_DATABASE_URL } from '../support/test-env.js';
+
+const run = promisify(execFile);
+
+describe('Report rebuild, schedules and the queue dashboard', function () {
+  this.timeout(120000);
+  let workers: RunningWorkers;
+  let admin: TestUser;
+  let user: TestUser;
+
+  before(async () => {
+    workers = startWorkers(testApp().services, { clock: false });
+    admin = await createUser(testApp().services, 'ROLE_ADMIN');
+    user = await createUser(testApp().services, 'ROLE_USER');
+  });
+  after(async () => {
+    await workers.close();
+  });
+
+  const status = async (jobId: string) =>
+    (await api().get(`/api/admin/reports/rebuild/${jobId}`).set('Authorization', admin.auth).expect(200))
+      .body;
+
+  it('When a rebuild runs while writes continue, then afterwards every answer equals the oracle (and it reports progress)', async () => {
+    const services = testApp().services;
+    const em = () => services.orm.em.fork();
+    await fc.assert(
+      fc.asyncProperty(historyArb, historyArb, probeArb, async (before, during, probe) => {
+        const first = await buildHistory(em(), before);
+        await settleConsumers(services);
+        // Damage the rollups, so only a real rebuild can make them right again.
+        await em().execute('update analytics_item_day set qty_in = qty_in + 7, wac_c = wac_c + 1');
+        await em().execute('delete from analytics_user_day');
+
+        const res = await api()
+          .post('/api/admin/reports/rebuild')
+          .set('Authorization', admin.auth)
+          .expect(202);
+        const jobId: string = res.body.jobId;
+        // Writes go on during the rebuild; some history entries are not written yet when it takes its snapshot.
+        let n = 0;
+        const second: Built = await buildHistory(em(), during, () => n++ % 3 !== 0);
+        for (const id of second.eventIds)
+          await publishEvents(services.queues, [id], [ANALYTICS_CONSUMER, ALERTS_CONSUMER]);
+
+        await waitFor(
+          async () => ['completed', 'failed'].includes((await status(jobId)).state),
+          60000,
+          'the rebuild',
+        );
+        const done = await status(jobId);
+        expect(done).to.include({ jobId, state: 'completed', progress: 100 });
+        expect(done.startedAt).to.be.a('string');
+        expect(done.finishedAt).to.be.a('string');
+        expect(done.result.events).to.be.a('number');
+
+        await completeHistory(em());
+        await settleConsumers(services);
+        await compareAll(em(), first, probe);
+        await compareAll(em(), second, probe);
+      }),
+      { numRuns: Number(process.env.ANALYTICS_REBUILD_RUNS ?? 5), endOnFailure: true },
+    );
+  });
+
+  it('When events are committed but never enqueued (Redis lost them), then the sweeper folds them anyway', async () => {
+    const services = testApp().services;
+    const em = services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id, price: '2.00', minimumQuantity: 3 });
+    await recordStockChange(em, { itemId: item.id, change: 5, reason: 'INITIAL_STOCK', at: new Date() });
+    await recordStockChange(em, { itemId: item.id, change: -4, reason: 'SALE', at: new Date() });
+    // No enqueue at all: only the job-scheduled sweeper (every 2 s, SKIP LOCKED) can pick them up.
+    await waitFor(
+      async () => {
+        const [row] = await em.execute<{ n: string }[]>(
+          'select count(*) as n from outbox_event where aggregate_id = ? and (analytics_done_at is null or alerts_done_at is null)',
+          [item.id],
+        );
+        return Number(row.n) === 0;
+      },
+      20000,
+      'the sweeper',
+    );
+    const alerts = await em.execute<any[]>('select * from low_stock_alert where item_id = ?', [item.id]);
+    expect(alerts).to.have.length(1);
+    const [day] = await em.execute<any[]>(
+      'select qty_in, qty_out from analytics_item_day where item_id = ?',
+      [item.id],
+    );
+    expect(day).to.deep.include({ qty_in: '5', qty_out: '4' });
+  });
+
+  it('When a rebuild is already waiting, then a second request gets the same job (one at a time)', async () => {
+    const queue = testApp().services.queues.queue('reports');
+    await queue.pause();
+    try {
+      const a = await api().post('/api/admin/reports/rebuild').set('Authorization', admin.auth).expect(202);
+      const b = await api().post('/api/admin/reports/rebuild').set('Authorization', admin.auth).expect(202);
+      expect(b.body.jobId).to.equal(a.body.jobId);
+      expect((await status(a.body.jobId)).state).to.equal('waiting');
+    } finally {
+      await queue.resume();
+    }
+  });
+
+  it('When not an ADMIN, then 401/403; an unknown job is 404', async () => {
+    await api().post('/api/admin/reports/rebuild').expect(401);
+    await api().post('/api/admin/reports/rebuild').set('Authorization', user.auth).expect(403);
+    await api().get('/api/admin/reports/rebuild/rebuild-1').set('Authorization', user.auth).expect(403);
+    await api().get('/api/admin/reports/rebuild/rebuild-nope').set('Authorization', admin.auth).expect(404);
+  });
+
+  it('When `npm run reports:rebuild` runs, then it rebuilds from the command line', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/rebuild-reports.ts'], {
+      env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+    });
+    expect(stdout).to.match(/rebuild: 100%/);
+    expect(stdout).to.match(/rebuild done: \d+ events/);
+  });
+
+  it('When the clock schedules are read, then they are valid UTC crons with deterministic job ids', () => {
+    const at = new Date('2026-11-22T00:05:00Z');
+    const byName = Object.fromEntries(SCHEDULES.map(s => [s.name, s]));
+    for (const s of SCHEDULES) {
+      expect(cron.validate(s.cron), s.name).to.equal(true);
+      expect(s.jobId(at)).to.equal(s.jobId(new Date(at.getTime() + 1000)));
+    }
+    expect(byName['nightly-snapshot'].jobId(at)).to.equal('snapshot-2026-11-22');
+    expect(byName['hourly-webhook-sweep'].jobId(at)).to.equal('webhook-sweep-2026-11-22T00');
+    expect(byName['daily-cleanup'].queue).to.equal('housekeeping');
+  });
+
+  it('When the nightly snapshot job runs, then it records the closing state per supplier', async () => {
+    const job = await testApp()
+      .services.queues.queue('analytics')
+      .add('snapshot', { at: '2026-11-23T00:05:00Z' });
+    await waitFor(async () => (await job.getState()) === 'completed', 10000, 'the snapshot');
+    const rows = await testApp()
+      .services.orm.em.fork()
+      .execute<any[]>("select * from analytics_daily_snapshot where day = '2026-11-22'");
+    expect(rows.length).to.be.greaterThan(0);
+  });
+
+  it('When the queue dashboard is opened, then ADMIN only (bearer or session)', async () => {
+    await api().get('/admin/queues').expect(401);
+    await api().get('/admin/queues').set('Authorization', user.auth).expect(403);
+    const res = await api().get('/admin/queues').set('Authorization', admin.auth).expect(200);
+    expect(res.text).to.match(/<html/i);
+    const queues = await api().get('/admin/queues/api/queues').set('Authorization', admin.auth).expect(200);
+    const names = queues.body.queues.map((q: any) => q.name);
+    expect(names).to.include.members([
+      'analytics',
+      'low-stock-alerts',
+      'webhooks',
+      'reports',
+      'housekeeping',
+    ]);
+  });
+});
