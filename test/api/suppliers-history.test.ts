@@ -234,7 +234,7 @@ describe('Stock history (H1-H4)', () => {
       'INITIAL_STOCK',
     ]);
     const future = await api()
-      .get(`/api/stock-history/search?startDate=${end}`)
+      .get(`/api/stock-history/search?startDate=${end}&itemName=${encodeURIComponent(itemName)}`)
       .set('Authorization', user.auth)
       .expect(200);
     expect(future.body.empty).to.equal(true);
