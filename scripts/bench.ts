@@ -9,6 +9,7 @@ import { load, printTable, ratio } from './bench-support.js';
 import { runScript } from './run-script.js';
 import { benchProducts } from './bench-products.js';
 import { benchInventory } from './bench-inventory.js';
+import { benchAnalytics } from './bench-analytics.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -57,4 +58,6 @@ await runScript(async () => {
   await benchInventory();
   const products = await benchProducts();
   printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
+  // Loads 10^4 and 10^6 history rows and rebuilds the rollups: takes several minutes.
+  if (process.env.BENCH_SKIP_ANALYTICS !== 'true') await benchAnalytics();
 });
