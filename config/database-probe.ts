@@ -1,20 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { withTimeout } from '../domain/shared/with-timeout.js';
 
 export type DatabaseState = 'ok' | 'down' | 'unknown';
-
-/** Rejects after `ms` so a paused or unreachable database never hangs a caller. */
-export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-    promise.catch(() => undefined);
-  }
-}
 
 /**
  * Checks the database in the background so the liveness endpoint can report its last state without
@@ -36,6 +23,7 @@ export class DatabaseProbe {
         .fork()
         .execute<{ ip: string | null }[]>(`select coalesce(host(inet_client_addr()), 'local') as ip`),
       timeoutMs,
+      () => new Error(`database did not answer within ${timeoutMs} ms`),
     );
     return rows[0]?.ip ?? 'local';
   }

@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ServiceUnavailableError } from '../shared/errors.js';
+import { withTimeout } from '../shared/with-timeout.js';
 import { QUEUE_NAMES, type QueueName } from './queue-names.js';
 
 /** Completed and failed jobs kept per queue (bounded so Redis memory stays flat). */
@@ -31,25 +32,8 @@ export class QueueProducer {
 
   /** Adds a job or throws ServiceUnavailableError within the timeout. */
   async add(name: QueueName, jobName: string, data: object, options: JobsOptions = {}): Promise<string> {
-    const added = this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ServiceUnavailableError('error.queue.unavailable')),
-        this.timeoutMs,
-      );
-    });
-    try {
-      const job = await Promise.race([added, timeout]);
-      return job.id ?? '';
-    } catch (error) {
-      added.catch(() => undefined);
-      throw error instanceof ServiceUnavailableError
-        ? error
-        : new ServiceUnavailableError('error.queue.unavailable', { cause: error });
-    } finally {
-      clearTimeout(timer);
-    }
+    const job = await this.bounded(this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options }));
+    return job.id ?? '';
   }
 
   /** Adds many jobs in one round trip (job ids de-duplicate), or throws ServiceUnavailableError within the timeout. */
@@ -58,22 +42,26 @@ export class QueueProducer {
     jobs: { name: string; data: object; opts?: JobsOptions }[],
     timeoutMs = this.timeoutMs,
   ): Promise<void> {
-    const added = this.queue(name).addBulk(
-      jobs.map(job => ({ name: job.name, data: job.data, opts: { ...JOB_RETENTION, ...job.opts } })),
+    await this.bounded(
+      this.queue(name).addBulk(
+        jobs.map(job => ({ name: job.name, data: job.data, opts: { ...JOB_RETENTION, ...job.opts } })),
+      ),
+      timeoutMs,
     );
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ServiceUnavailableError('error.queue.unavailable')), timeoutMs);
-    });
+  }
+
+  /** Redis work on the request path: 503 after `timeoutMs` or on any Redis error, never a hang. */
+  private async bounded<T>(operation: Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     try {
-      await Promise.race([added, timeout]);
+      return await withTimeout(
+        operation,
+        timeoutMs,
+        () => new ServiceUnavailableError('error.queue.unavailable'),
+      );
     } catch (error) {
-      added.catch(() => undefined);
       throw error instanceof ServiceUnavailableError
         ? error
         : new ServiceUnavailableError('error.queue.unavailable', { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

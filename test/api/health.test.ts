@@ -1,16 +1,8 @@
-import net from 'node:net';
+import { freePort } from '../support/ports.js';
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>(resolve => server.close(() => resolve()));
-  return port;
-}
 
 describe('Health', () => {
   it('When the liveness check is called, then it answers without authentication', async () => {
@@ -48,7 +40,7 @@ describe('Health', () => {
     let down: TestApp;
     before(async () => {
       const url = new URL(TEST_DATABASE_URL);
-      url.port = String(await closedPort());
+      url.port = String(await freePort());
       down = await startTestApp({ DATABASE_URL: url.toString() }, { migrate: false });
     });
     after(async () => down.close());

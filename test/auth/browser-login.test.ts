@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { freePort } from '../support/browser-client.js';
+import { freePort } from '../support/ports.js';
 import { PROVIDER_ID, startOidcSetup, type OidcSetup } from '../support/oidc.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { testEnv } from '../support/test-env.js';
-import { freePort, spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
+import { spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
+import { freePort } from '../support/ports.js';
 
 describe('The run command (scripts/start-all.ts)', function () {
   this.timeout(60000);

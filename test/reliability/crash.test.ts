@@ -5,7 +5,8 @@ import { apiClient, startTestApp, type ApiClient, type TestApp } from '../suppor
 import { createUser, type TestUser } from '../support/users.js';
 import { inLanes, newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
-import { sparePort, TestRedis, WorkerProcess } from '../support/processes.js';
+import { TestRedis, WorkerProcess } from '../support/processes.js';
+import { freePort } from '../support/ports.js';
 import { assertChain } from '../support/history.js';
 
 async function historyCount(
@@ -113,7 +114,7 @@ describe('Crash safety of the stock-history pipeline (R5, R7, R8)', function () 
 
     before(async function () {
       this.timeout(60000);
-      redis = new TestRedis(await sparePort());
+      redis = new TestRedis(await freePort());
       await redis.start();
       app = await startTestApp({ REDIS_URL: redis.url }, { migrate: false });
       client = apiClient(app);

@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-
 /** A cookie as the jar keeps it. */
 interface StoredCookie {
   value: string;
@@ -9,19 +7,6 @@ export interface Hop {
   method: string;
   url: string;
   status: number;
-}
-
-/** A free TCP port on 127.0.0.1 (listen on 0, close): for servers whose URL must be known before they start. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

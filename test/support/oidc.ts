@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startLocalIdp, type LocalAccount, type LocalIdp } from '../../scripts/local-idp.js';
-import { BrowserClient, freePort } from './browser-client.js';
+import { BrowserClient } from './browser-client.js';
+import { freePort } from './ports.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 export const PROVIDER_ID = 'google';

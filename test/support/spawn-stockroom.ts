@@ -1,14 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { waitFor } from './wait-for.js';
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>(resolve => server.close(() => resolve()));
-  return port;
-}
 
 /** Runs `scripts/start-all.ts` as a child process with the given role flags and environment. */
 export function spawnStockroom(

@@ -5,7 +5,7 @@ import { createRedis } from '../../config/redis.js';
 import { QueueProducer } from '../../domain/queues/queue-producer.js';
 import { ServiceUnavailableError } from '../../domain/shared/errors.js';
 import { startWorkers } from '../../workers/main.js';
-import { freePort } from '../support/spawn-stockroom.js';
+import { freePort } from '../support/ports.js';
 
 describe('Queues and workers', () => {
   it('When Redis is unreachable, then enqueue fails fast with 503 instead of hanging', async () => {
