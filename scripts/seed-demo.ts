@@ -4,6 +4,7 @@ import { loadConfig } from '../config/env.js';
 import { migrate, openOrm } from '../config/database.js';
 import { ensureDemoUsers } from '../domain/users/ensure-demo-users.js';
 import { seedDemoProducts } from '../domain/catalog/seed-demo-products.js';
+import { seedDemoInventory } from '../domain/inventory/seed-demo-inventory.js';
 import { createDatabases } from './create-databases.js';
 import { runScript } from './run-script.js';
 
@@ -20,6 +21,7 @@ export interface DemoSeeder {
 export const DEMO_SEEDERS: DemoSeeder[] = [
   { name: 'users', seed: async (em, nodeEnv) => (await ensureDemoUsers(em, nodeEnv)).length },
   { name: 'products', seed: seedDemoProducts },
+  { name: 'inventory', seed: em => seedDemoInventory(em) },
 ];
 
 export class DemoDataRefusedError extends Error {

@@ -16,7 +16,7 @@ describe('Demo data (npm run seed:demo and the start command)', () => {
     const first = await seedDemoData(orm, config);
     expect(first.products).to.equal(8);
     const second = await seedDemoData(orm, config);
-    expect(second).to.deep.equal({ users: 0, products: 0 });
+    expect(second).to.deep.equal({ users: 0, products: 0, inventory: 0 });
 
     const admin = `Bearer ${await login('admin', 'admin123')}`;
     const user = `Bearer ${await login('user', 'user123')}`;
