@@ -21,8 +21,9 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
       allOrNothing: true,
     },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 10000 },
-    // pg Pool options: bounded wait for a connection (also while the pool is exhausted) and per statement.
-    driverOptions: { connectionTimeoutMillis: 3000, statement_timeout: 30000, application_name: 'stockroom' },
+    // pg Pool options: bounded wait for a connection (also while the pool is exhausted; R9/R14 allow <= 5 s)
+    // and per statement.
+    driverOptions: { connectionTimeoutMillis: 5000, statement_timeout: 30000, application_name: 'stockroom' },
     allowGlobalContext: false,
     debug: false,
     ensureDatabase: false,
