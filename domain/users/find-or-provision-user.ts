@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from './roles.js';
 
@@ -44,16 +45,24 @@ export async function findOrProvisionUser(
   const role: Role = policy.adminEmails.includes(email.toLowerCase()) ? 'ROLE_ADMIN' : 'ROLE_USER';
   const fullName = claims.name?.slice(0, 255) || null;
   const picture = claims.picture || null;
-  const rows = await em.execute<{ id: number; role: Role; created: boolean }[]>(
-    `insert into app_user (username, email, full_name, picture_url, role)
-     values (?, ?, ?, ?, ?)
-     on conflict (lower(email)) where email is not null do update
-       set role = excluded.role,
-           full_name = coalesce(excluded.full_name, app_user.full_name),
-           picture_url = coalesce(excluded.picture_url, app_user.picture_url),
-           updated_at = now()
-     returning id, role, (xmax = 0) as created`,
-    [email, email, fullName, picture, role],
-  );
+  // ON CONFLICT only arbitrates the e-mail index: a concurrent first sign-in may still trip the username index
+  // (username = e-mail). One retry then finds the committed row through the e-mail arbiter and updates it; a
+  // real username clash (a password account named like this e-mail) fails again and surfaces as 409.
+  const upsert = () =>
+    em.execute<{ id: number; role: Role; created: boolean }[]>(
+      `insert into app_user (username, email, full_name, picture_url, role)
+       values (?, ?, ?, ?, ?)
+       on conflict (lower(email)) where email is not null do update
+         set role = excluded.role,
+             full_name = coalesce(excluded.full_name, app_user.full_name),
+             picture_url = coalesce(excluded.picture_url, app_user.picture_url),
+             updated_at = now()
+       returning id, role, (xmax = 0) as created`,
+      [email, email, fullName, picture, role],
+    );
+  const rows = await upsert().catch(error => {
+    if (error instanceof UniqueConstraintViolationException) return upsert();
+    throw error;
+  });
   return { outcome: 'signed-in', userId: rows[0].id, role: rows[0].role, created: rows[0].created };
 }
