@@ -10,11 +10,6 @@ export const MAX_PAGE_SIZE = 200;
 export const SORTABLE = ['id', 'name', 'quantity', 'price', 'totalValue', 'createdAt'] as const;
 export type ProductSort = (typeof SORTABLE)[number];
 
-/** PostgreSQL text cannot hold U+0000: such input is a 400, never a database error. */
-const NO_NUL = new RegExp(String.fromCharCode(0));
-const withoutNul = (schema: Joi.StringSchema) =>
-  schema.pattern(NO_NUL, { invert: true }).messages({ 'string.pattern.invert.base': 'product.text.nul' });
-
 /*
  * Field rules. Each field reports ONE error (a custom rule instead of integer + min + max), and every joi
  * message is an i18n key, so the product envelope carries the contract's exact texts.
@@ -64,21 +59,21 @@ export const priceField = Joi.number()
   .messages(priceMessages)
   .description('number >= 0.01, at most 2 decimals');
 
-export const nameField = withoutNul(Joi.string()).trim().max(255).messages({
+export const nameField = Joi.string().trim().max(255).messages({
   'any.required': 'product.name.required',
   'string.base': 'product.name.required',
   'string.empty': 'product.name.required',
   'string.max': 'product.name.too.long',
 });
 
-export const skuField = withoutNul(Joi.string()).trim().max(50).messages({
+export const skuField = Joi.string().trim().max(50).messages({
   'string.base': 'product.sku.invalid',
   'string.empty': 'product.sku.invalid',
   'string.max': 'product.sku.too.long',
 });
 
 const optionalText = (max: number, field: 'category' | 'description') =>
-  withoutNul(Joi.string())
+  Joi.string()
     .trim()
     .max(max)
     .allow(null, '')
@@ -196,10 +191,7 @@ export const pagedQuery = Joi.object({
   size: nonNegativeInt(MAX_PAGE_SIZE, 'product.paging.size').min(1).default(10),
 });
 
-const searchTerm = withoutNul(Joi.string())
-  .max(255)
-  .allow('')
-  .messages({ 'string.max': 'product.search.term.too.long' });
+const searchTerm = Joi.string().max(255).allow('').messages({ 'string.max': 'product.search.term.too.long' });
 
 export const searchQuery = Joi.object({ name: searchTerm, q: searchTerm });
 
