@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { supplierBuckets } from './supplier-buckets.js';
 import { divRound, toUnits, unitsToMoney, unitsToNumber4 } from './decimal.js';
+
+const COST_BUCKETS = ['purchases', 'returns_in', 'cogs', 'write_off'].flatMap(b => [`${b}_qty`, `${b}_cost`]);
 
 export interface FinancialSummary {
   totalInventoryValue: number;
@@ -26,7 +29,7 @@ export interface FinancialSummary {
 
 /**
  * N11: the weighted-average-cost summary of the contract from the rollups. Opening = each item's running
- * state after its last event before `from`; buckets = sums of the day rows in [from, to]; ending = each item's
+ * state after its last event before `from`; buckets = sums of the supplier buckets covering [from, to]; ending = each item's
  * state after its last event up to `to`. With a supplier, buckets count that supplier's events and
  * opening/ending the items whose latest event (at that point) was that supplier's. Values are exact (1e-4)
  * and rounded half-up to cents at output; weightedAverageCost = endingValue / endingQty to 4 decimals.
@@ -54,14 +57,14 @@ export async function financialSummary(
     supplierId,
     supplierId,
   ]);
+  const buckets = supplierBuckets(COST_BUCKETS, range, supplierId);
   const [b] = await em.execute<Record<string, string>[]>(
     `select coalesce(sum(purchases_qty), 0)::text as pq, coalesce(sum(purchases_cost), 0)::text as pc,
             coalesce(sum(returns_in_qty), 0)::text as rq, coalesce(sum(returns_in_cost), 0)::text as rc,
             coalesce(sum(cogs_qty), 0)::text as cq, coalesce(sum(cogs_cost), 0)::text as cc,
             coalesce(sum(write_off_qty), 0)::text as wq, coalesce(sum(write_off_cost), 0)::text as wc
-     from analytics_item_day
-     where day between ?::date and ?::date and (?::uuid is null or supplier_key = ?::uuid)`,
-    [range.start, range.end, supplierId, supplierId],
+     from (${buckets.sql}) b`,
+    buckets.params,
   );
   const endingQty = Number(ending.q);
   const endingValue = toUnits(ending.v);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlPart } from './supplier-buckets.js';
 
 export interface LowStockItem {
   itemId: string;
@@ -8,26 +9,29 @@ export interface LowStockItem {
   recommendedQuantity: number;
 }
 
-/**
- * N5: items below their minimum, quantity asc (then name). recommendedQuantity = max(2 x minimum - quantity,
- * minimum - quantity): what to order to reach twice the minimum.
- */
+/** N5 as SQL: items below their minimum, quantity asc (then name), optionally only the first `limit`. */
+export const lowStockItemsQuery = (supplierId: string | null, limit: number | null = null): SqlPart => ({
+  sql: `select id, name, quantity, minimum_quantity from inventory_item
+        where quantity < minimum_quantity and (?::uuid is null or supplier_id = ?::uuid)
+        order by quantity, name collate "C", id ${limit === null ? '' : 'limit ?'}`,
+  params: limit === null ? [supplierId, supplierId] : [supplierId, supplierId, limit],
+});
+
+/** recommendedQuantity = max(2 x minimum - quantity, minimum - quantity): what to order to reach twice the minimum. */
+export const toLowStockItem = (r: any): LowStockItem => ({
+  itemId: r.id,
+  itemName: r.name,
+  quantity: r.quantity,
+  minimumQuantity: r.minimum_quantity,
+  recommendedQuantity: Math.max(2 * r.minimum_quantity - r.quantity, r.minimum_quantity - r.quantity),
+});
+
+/** N5: items below their minimum with the quantity to order. */
 export async function lowStockItems(
   em: EntityManager,
   supplierId: string | null,
   limit: number | null = null,
 ): Promise<LowStockItem[]> {
-  const rows = await em.execute<any[]>(
-    `select id, name, quantity, minimum_quantity from inventory_item
-     where quantity < minimum_quantity and (?::uuid is null or supplier_id = ?::uuid)
-     order by quantity, name collate "C", id ${limit === null ? '' : 'limit ?'}`,
-    limit === null ? [supplierId, supplierId] : [supplierId, supplierId, limit],
-  );
-  return rows.map(r => ({
-    itemId: r.id,
-    itemName: r.name,
-    quantity: r.quantity,
-    minimumQuantity: r.minimum_quantity,
-    recommendedQuantity: Math.max(2 * r.minimum_quantity - r.quantity, r.minimum_quantity - r.quantity),
-  }));
+  const q = lowStockItemsQuery(supplierId, limit);
+  return (await em.execute<any[]>(q.sql, q.params)).map(toLowStockItem);
 }

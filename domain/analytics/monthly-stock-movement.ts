@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { supplierBuckets, type SqlPart } from './supplier-buckets.js';
 
 export interface MonthlyMovement {
   month: string;
@@ -6,18 +7,31 @@ export interface MonthlyMovement {
   stockOut: number;
 }
 
+/** N6 as SQL over the supplier buckets (months and ragged-end days), one row per month with entries. */
+export function monthlyStockMovementQuery(
+  range: { start: string; end: string },
+  supplierId: string | null,
+): SqlPart {
+  const buckets = supplierBuckets(['entries', 'qty_in', 'qty_out'], range, supplierId);
+  return {
+    sql: `select to_char(period, 'YYYY-MM') as month, sum(qty_in) as stock_in, sum(qty_out) as stock_out
+          from (${buckets.sql}) b where entries > 0 group by 1 order by 1`,
+    params: buckets.params,
+  };
+}
+
+export const toMonthlyMovement = (r: any): MonthlyMovement => ({
+  month: r.month,
+  stockIn: Number(r.stock_in),
+  stockOut: Number(r.stock_out),
+});
+
 /** N6: per month with entries: stockIn = sum of positive changes, stockOut = sum of |negative changes|. */
 export async function monthlyStockMovement(
   em: EntityManager,
   range: { start: string; end: string },
   supplierId: string | null,
 ): Promise<MonthlyMovement[]> {
-  const rows = await em.execute<any[]>(
-    `select to_char(day, 'YYYY-MM') as month, sum(qty_in) as stock_in, sum(qty_out) as stock_out
-     from analytics_item_day
-     where day between ?::date and ?::date and (?::uuid is null or supplier_key = ?::uuid)
-     group by 1 order by 1`,
-    [range.start, range.end, supplierId, supplierId],
-  );
-  return rows.map(r => ({ month: r.month, stockIn: Number(r.stock_in), stockOut: Number(r.stock_out) }));
+  const q = monthlyStockMovementQuery(range, supplierId);
+  return (await em.execute<any[]>(q.sql, q.params)).map(toMonthlyMovement);
 }

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import { foldItemEvents, NO_SUPPLIER, type FoldEvent } from './fold-item-events.js';
 import { lockRebuildExclusive } from './locks.js';
-import { writeRollups } from './write-rollups.js';
+import { DAY_NAMES, writeRollups } from './write-rollups.js';
+import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
 import { executeNative } from './native-sql.js';
 
 export interface RebuildResult {
@@ -51,6 +52,9 @@ export async function rebuildRollups(
       'analytics_reason_day',
       'analytics_user_day',
       'analytics_item',
+      'analytics_item_supplier',
+      'analytics_supplier_day',
+      'analytics_supplier_month',
     ])
       await tx.execute(`delete from ${table}`);
 
@@ -106,8 +110,11 @@ export async function rebuildRollups(
       await onProgress(Math.min(99, Math.floor((done / Math.max(1, totalItems)) * 100)));
     }
     await tx.execute(
-      `insert into analytics_item_day select * from rebuild_item_day order by day, item_id, supplier_key`,
+      `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
+       select ${DAY_NAMES.join(', ')}, ${CUM_ENTRIES_WINDOW}
+       from rebuild_item_day order by day, item_id, supplier_key`,
     );
+    await deriveActivityRollups(tx);
     await tx.execute(`
       insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
       select item_id, day::date, coalesce(supplier_id, '${NO_SUPPLIER}'), reason,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatUnits } from './decimal.js';
 import { executeNative } from './native-sql.js';
+import { BUCKET_SUMS, mergeActivityRollups } from './activity-rollups.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
 
 export const dayJson = (r: DayRow) => ({
@@ -46,20 +47,7 @@ const userJson = (r: UserRow) => ({
   entries: r.entries,
 });
 
-const SUMS = [
-  'entries',
-  'qty_in',
-  'qty_out',
-  'price_sum',
-  'purchases_qty',
-  'purchases_cost',
-  'returns_in_qty',
-  'returns_in_cost',
-  'cogs_qty',
-  'cogs_cost',
-  'write_off_qty',
-  'write_off_cost',
-];
+const SUMS = [...BUCKET_SUMS, 'price_sum'];
 const LATEST = [
   'supplier_name',
   'item_name',
@@ -122,18 +110,26 @@ async function writeChunk(
       [JSON.stringify(days)],
     );
   } else if (days.length > 0) {
+    // A new row starts from the pair's running count before its day (the statement's snapshot does not see
+    // its own inserts); mergeActivityRollups then adds every delta to the rows from its day on.
+    const daysJson = JSON.stringify(days);
     await executeNative(
       em,
-      `insert into analytics_item_day (${DAY_NAMES.join(', ')})
-       select ${DAY_NAMES.join(', ')} from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
+      `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
+       select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
+              coalesce((select p.cum_entries from analytics_item_day p
+                        where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
+                        order by p.day desc limit 1), 0)
+       from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
        on conflict (item_id, day, supplier_key) do update set
        ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
        ${LATEST.map(
          c =>
            `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
        ).join(', ')}`,
-      [JSON.stringify(days)],
+      [daysJson],
     );
+    await mergeActivityRollups(em, daysJson);
   }
   if (reasons.length > 0 && !options.daysOnly) {
     await executeNative(

@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNative } from './native-sql.js';
+
+/**
+ * The activity rollups that stay the same size however busy an item is (see the DashboardRollups migration):
+ * per-supplier day and month buckets, the (item, supplier) pair totals and the running entry count on each
+ * item-day row. The consumer merges each fold into them; the rebuild derives them from the item-day rows.
+ */
+
+/** Additive columns shared by `analytics_item_day` and the supplier buckets. */
+export const BUCKET_SUMS = [
+  'entries',
+  'qty_in',
+  'qty_out',
+  'purchases_qty',
+  'purchases_cost',
+  'returns_in_qty',
+  'returns_in_cost',
+  'cogs_qty',
+  'cogs_cost',
+  'write_off_qty',
+  'write_off_cost',
+];
+
+const DELTA_COLUMNS = `item_id uuid, day date, supplier_key uuid, item_name varchar, entries int, qty_in bigint,
+  qty_out bigint, purchases_qty bigint, purchases_cost numeric, returns_in_qty bigint, returns_in_cost numeric,
+  cogs_qty bigint, cogs_cost numeric, write_off_qty bigint, write_off_cost numeric, last_event_id bigint`;
+
+const SUPPLIER_TABLES = [
+  { table: 'analytics_supplier_day', key: 'day', bucket: 'day' },
+  { table: 'analytics_supplier_month', key: 'month', bucket: "date_trunc('month', day)::date" },
+];
+
+/**
+ * Merges day deltas (JSON rows of `analytics_item_day` columns, already upserted there, a new row starting
+ * from its pair's count before its day) into the running counts, the pair totals and the supplier buckets. Rows are locked in key order so
+ * concurrent folds of different items never deadlock on a shared supplier bucket.
+ */
+export async function mergeActivityRollups(em: EntityManager, daysJson: string): Promise<void> {
+  const deltas = `jsonb_to_recordset($1::jsonb) as x(${DELTA_COLUMNS})`;
+  // Every row of the pair from the delta's day on counts the delta's entries (later days exist only when
+  // events arrive out of day order, so this touches the delta's own rows in practice).
+  await executeNative(
+    em,
+    `update analytics_item_day t set cum_entries = t.cum_entries + d.added
+     from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
+           from ${deltas}
+           join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day >= x.day
+           group by 1, 2, 3) d
+     where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`,
+    [daysJson],
+  );
+  await executeNative(
+    em,
+    `insert into analytics_item_supplier as t
+       (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
+     select item_id, supplier_key, min(day), max(day), sum(entries),
+            (array_agg(item_name order by day desc, last_event_id desc))[1],
+            (array_agg(last_event_id order by day desc, last_event_id desc))[1]
+     from ${deltas} group by 1, 2 order by 1, 2
+     on conflict (item_id, supplier_key) do update set
+       first_day = least(t.first_day, excluded.first_day),
+       last_day = greatest(t.last_day, excluded.last_day),
+       entries = t.entries + excluded.entries,
+       item_name = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
+                   then excluded.item_name else t.item_name end,
+       last_event_id = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
+                       then excluded.last_event_id else t.last_event_id end`,
+    [daysJson],
+  );
+  for (const { table, key, bucket } of SUPPLIER_TABLES)
+    await executeNative(
+      em,
+      `insert into ${table} as t (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+       select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+       from ${deltas} group by 1, 2 order by 1, 2
+       on conflict (${key}, supplier_key) do update set
+       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
+      [daysJson],
+    );
+}
+
+/** The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows. */
+export async function deriveActivityRollups(em: EntityManager): Promise<void> {
+  await em.execute(`
+    insert into analytics_item_supplier
+      (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
+    select item_id, supplier_key, min(day), max(day), sum(entries),
+           (array_agg(item_name order by day desc, last_event_id desc))[1],
+           (array_agg(last_event_id order by day desc, last_event_id desc))[1]
+    from analytics_item_day group by 1, 2`);
+  for (const { table, key, bucket } of SUPPLIER_TABLES)
+    await em.execute(`
+      insert into ${table} (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+      from analytics_item_day group by 1, 2 order by 1, 2`);
+}
+
+/** The running-count expression the rebuild computes while copying its staged item-day rows. */
+export const CUM_ENTRIES_WINDOW = 'sum(entries) over (partition by item_id, supplier_key order by day)';

@@ -1,0 +1,37 @@
+import { addDays } from './date-params.js';
+
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+/** First day of the month of `day` (yyyy-MM-dd). */
+const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
+
+/**
+ * The supplier bucket rows that cover the inclusive day range exactly: its whole months from
+ * `analytics_supplier_month`, its ragged ends from `analytics_supplier_day`. Each row has `period` (its day or
+ * month start; both lie in the same month) and the columns asked for. A year reads about 12 x suppliers month
+ * rows plus the days of at most two partial months, however many events the year holds.
+ */
+export function supplierBuckets(
+  columns: string[],
+  range: { start: string; end: string },
+  supplierId: string | null,
+): SqlPart {
+  // The first whole month starts on `start` or on the first of the next month (a month start + 31 days is in
+  // the next month); the whole months end before the month of the day after `end`.
+  const fullFrom = range.start.endsWith('-01') ? range.start : monthOf(addDays(monthOf(range.start), 31));
+  const fullTo = monthOf(addDays(range.end, 1));
+  const [from, to] = fullFrom < fullTo ? [fullFrom, fullTo] : [range.start, range.start];
+  const cols = columns.join(', ');
+  return {
+    sql: `select month as period, ${cols} from analytics_supplier_month
+          where month >= ?::date and month < ?::date and (?::uuid is null or supplier_key = ?::uuid)
+          union all
+          select day as period, ${cols} from analytics_supplier_day
+          where day between ?::date and ?::date and not (day >= ?::date and day < ?::date)
+            and (?::uuid is null or supplier_key = ?::uuid)`,
+    params: [from, to, supplierId, supplierId, range.start, range.end, from, to, supplierId, supplierId],
+  };
+}
