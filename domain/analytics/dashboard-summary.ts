@@ -1,5 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { itemUpdateFrequencyQuery, toItemUpdateCount, type ItemUpdateCount } from './item-update-frequency.js';
+import {
+  itemUpdateFrequencyQuery,
+  toItemUpdateCount,
+  type ItemUpdateCount,
+} from './item-update-frequency.js';
 import { lowStockItemsQuery, toLowStockItem, type LowStockItem } from './low-stock-items.js';
 import {
   monthlyStockMovementQuery,

@@ -61,7 +61,9 @@ export class Migration20261122050000DashboardRollups extends Migration {
         last_event_id bigint not null,
         primary key (item_id, supplier_key)
       )`);
-    this.addSql('create index analytics_item_supplier_supplier_idx on analytics_item_supplier (supplier_key)');
+    this.addSql(
+      'create index analytics_item_supplier_supplier_idx on analytics_item_supplier (supplier_key)',
+    );
     this.addSql(`
       insert into analytics_item_supplier
       select item_id, supplier_key, min(day), max(day), sum(entries),

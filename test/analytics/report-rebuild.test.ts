@@ -54,7 +54,9 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
           'update analytics_item_day set qty_in = qty_in + 7, wac_c = wac_c + 1, cum_entries = cum_entries + 3',
         );
         await em().execute('delete from analytics_user_day');
-        await em().execute('update analytics_supplier_month set qty_out = qty_out + 5, cogs_cost = cogs_cost + 1');
+        await em().execute(
+          'update analytics_supplier_month set qty_out = qty_out + 5, cogs_cost = cogs_cost + 1',
+        );
         await em().execute('delete from analytics_supplier_day');
         await em().execute('update analytics_item_supplier set entries = entries + 2');
 
