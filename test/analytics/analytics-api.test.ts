@@ -134,6 +134,61 @@ describe('Analytics API (N1-N11, X1-X3)', () => {
     });
   });
 
+  describe('windows cut at month boundaries (month buckets for whole months, day buckets for the ends)', () => {
+    let supplier: string;
+    let oracle: AnalyticsOracle;
+    before(async () => {
+      const services = testApp().services;
+      const em = services.orm.em.fork();
+      supplier = (await createSupplier(em)).id;
+      const item = (await createItem(em, { supplierId: supplier, price: '3.00' })).id;
+      const days = ['2025-12-31', '2026-01-01', '2026-01-31', '2026-02-01', '2026-02-28', '2026-03-01'];
+      for (const [i, day] of days.entries()) {
+        await recordStockChange(em, {
+          itemId: item,
+          change: 20 + i,
+          reason: 'RESTOCK',
+          at: at(`${day}T00:00:00Z`),
+        });
+        await recordStockChange(em, {
+          itemId: item,
+          change: -(3 + i),
+          reason: 'SALE',
+          at: at(`${day}T23:59:59Z`),
+        });
+      }
+      await settleConsumers(services);
+      oracle = await AnalyticsOracle.load(services.orm.em.fork());
+    });
+
+    const windows = [
+      ['2026-01-01', '2026-01-31'],
+      ['2025-12-31', '2026-02-01'],
+      ['2026-01-02', '2026-02-28'],
+      ['2026-02-01', '2026-03-01'],
+      ['2026-01-31', '2026-01-31'],
+      ['2026-01-01', '2026-02-27'],
+      ['2026-02-01', '2026-02-01'],
+      ['2025-12-01', '2026-03-31'],
+    ];
+    for (const [start, end] of windows)
+      it(`When the window is ${start}..${end}, then N6, N9 and N11 equal the oracle`, async () => {
+        const movement = await get(
+          `/api/analytics/monthly-stock-movement?start=${start}&end=${end}&supplierId=${supplier}`,
+        ).expect(200);
+        expect(movement.body).to.deep.equal(oracle.monthlyMovement(start, end, supplier));
+        expect(movement.body).to.not.deep.equal([]);
+        const summary = await get(
+          `/api/analytics/summary?startDate=${start}&endDate=${end}&supplierId=${supplier}`,
+        ).expect(200);
+        expect(summary.body).to.deep.equal(oracle.summary(start, end, supplier));
+        const financial = await get(
+          `/api/analytics/financial/summary?from=${start}&to=${end}&supplierId=${supplier}`,
+        ).expect(200);
+        expect(financial.body).to.deep.equal(oracle.financial(start, end, supplier));
+      });
+  });
+
   describe('every endpoint answers like the raw-history oracle', () => {
     let oracle: AnalyticsOracle;
     before(async () => {
