@@ -20,7 +20,8 @@ import { runScript } from './run-script.js';
  * 2. adjust quantity: Stockroom (PATCH, guarded update + outbox row, after-commit enqueue) vs a bare Express +
  *    pg route running the same UPDATE + INSERT in a transaction; 50 items, so it measures the write path, not
  *    one hot row;
- * 3. commit -> history-entry lag (outbox created_at -> history_done_at) at half Stockroom's max write rate,
+ * 3. commit -> consumer lag (outbox created_at -> each consumer's marker: history, analytics, alerts) at half
+ *    Stockroom's max write rate,
  *    with the workers in their own process (the Procfile layout; BENCH_INPROCESS_WORKERS=1 for `npm start`'s).
  */
 export async function benchInventory(): Promise<void> {
@@ -108,20 +109,26 @@ export async function benchInventory(): Promise<void> {
         path: () => `/api/inventory/${pick()}/quantity?delta=1&reason=RESTOCK`,
       });
       await drain(services);
-      const [lag] = await services.orm.em
+      const lags = await services.orm.em
         .fork()
-        .execute<{ n: string; p50: string; p99: string; max: string }[]>(
-          `select count(*) as n,
-                percentile_cont(0.5) within group (order by extract(epoch from history_done_at - created_at) * 1000) as p50,
-                percentile_cont(0.99) within group (order by extract(epoch from history_done_at - created_at) * 1000) as p99,
-                max(extract(epoch from history_done_at - created_at) * 1000) as max
-           from outbox_event where id > ? and type = 'stock.changed'`,
+        .execute<{ consumer: string; n: string; p50: string; p99: string; max: string }[]>(
+          `select c.consumer, count(*) as n,
+                percentile_cont(0.5) within group (order by c.ms) as p50,
+                percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
+         from outbox_event o
+         cross join lateral (values
+           ('history', extract(epoch from o.history_done_at - o.created_at) * 1000),
+           ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
+           ('alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
+         where o.id > ? and o.type = 'stock.changed'
+         group by c.consumer order by c.consumer desc`,
           [max],
         );
-      console.log(
-        `commit -> history lag at ${rate} writes/s (${lagRun.rate.toFixed(0)} achieved, ${lag.n} events): ` +
-          `p50 ${Number(lag.p50).toFixed(1)} ms, p99 ${Number(lag.p99).toFixed(1)} ms, max ${Number(lag.max).toFixed(1)} ms`,
-      );
+      for (const lag of lags)
+        console.log(
+          `commit -> ${lag.consumer} lag at ${rate} writes/s (${lagRun.rate.toFixed(0)} achieved, ${lag.n} events): ` +
+            `p50 ${Number(lag.p50).toFixed(1)} ms, p99 ${Number(lag.p99).toFixed(1)} ms, max ${Number(lag.max).toFixed(1)} ms`,
+        );
       if (process.env.BENCH_DEBUG) {
         const jobs = await services.queues.queue('stock-history').getJobs(['completed'], 0, 300);
         const q = (f: (j: (typeof jobs)[number]) => number) => {
@@ -271,7 +278,9 @@ async function drain(services: Services, timeoutMs = 120000): Promise<void> {
   for (;;) {
     const [row] = await services.orm.em
       .fork()
-      .execute<{ n: string }[]>('select count(*) as n from outbox_event where history_done_at is null');
+      .execute<{ n: string }[]>(
+        'select count(*) as n from outbox_event where history_done_at is null or analytics_done_at is null or alerts_done_at is null',
+      );
     if (Number(row.n) === 0 || Date.now() > deadline) return;
     await new Promise(resolve => setTimeout(resolve, 100));
   }
