@@ -129,19 +129,21 @@ export async function benchInventory(): Promise<void> {
           `commit -> ${lag.consumer} lag at ${rate} writes/s (${lagRun.rate.toFixed(0)} achieved, ${lag.n} events): ` +
             `p50 ${Number(lag.p50).toFixed(1)} ms, p99 ${Number(lag.p99).toFixed(1)} ms, max ${Number(lag.max).toFixed(1)} ms`,
         );
-      if (process.env.BENCH_DEBUG) {
-        const jobs = await services.queues.queue('stock-history').getJobs(['completed'], 0, 300);
-        const q = (f: (j: (typeof jobs)[number]) => number) => {
-          const v = jobs.map(f).sort((a, b) => a - b);
-          return `p50 ${v[Math.floor(v.length / 2)]} p99 ${v[Math.floor(v.length * 0.99)]}`;
-        };
-        console.log(
-          'wait',
-          q(j => (j.processedOn ?? 0) - j.timestamp),
-          'run',
-          q(j => (j.finishedOn ?? 0) - (j.processedOn ?? 0)),
-        );
-      }
+      if (process.env.BENCH_DEBUG)
+        for (const queue of ['stock-history', 'analytics', 'low-stock-alerts'] as const) {
+          const jobs = await services.queues.queue(queue).getJobs(['completed'], 0, 1000);
+          const q = (f: (j: (typeof jobs)[number]) => number) => {
+            const v = jobs.map(f).sort((a, b) => a - b);
+            return `p50 ${v[Math.floor(v.length / 2)]} p99 ${v[Math.floor(v.length * 0.99)]}`;
+          };
+          console.log(
+            queue,
+            'wait',
+            q(j => (j.processedOn ?? 0) - j.timestamp),
+            'run',
+            q(j => (j.finishedOn ?? 0) - (j.processedOn ?? 0)),
+          );
+        }
     } finally {
       await workers.close();
     }

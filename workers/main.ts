@@ -22,8 +22,15 @@ export const PROCESSORS: Record<QueueName, Processor> = {
   reports,
 };
 
-/** Per-queue worker options (a rebuild is heavy: one at a time per process; the advisory lock does the rest). */
-const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = { reports: { concurrency: 1 } };
+/**
+ * Per-queue worker options: a rebuild is heavy, one at a time per process; analytics folds are single-flight
+ * (each folds everything pending), so a second concurrent job per process would only hold a connection waiting.
+ * The advisory locks do the rest across processes.
+ */
+const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
+  reports: { concurrency: 1 },
+  analytics: { concurrency: 1 },
+};
 
 export interface RunningWorkers {
   workers: Worker[];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markDone, pendingEvent, takeItemEvents } from '../outbox/pending-events.js';
-import { lockItem, lockRebuildShared } from '../analytics/locks.js';
+import { markDone, markEventsDone, pendingEvent, pendingItemEvents } from '../outbox/pending-events.js';
+import { lockAlertsItem, lockRebuildShared } from '../analytics/locks.js';
 
 export const LOW_STOCK_OPENED = 'low_stock.opened';
 
@@ -28,9 +28,10 @@ export async function evaluateLowStock(
       await markDone(tx, 'alerts', eventId);
       return [];
     }
-    await lockItem(tx, 'alerts', event.aggregateId);
+    await lockAlertsItem(tx, event.aggregateId);
     const deliveries: string[] = [];
-    for (const { id, payload: p } of await takeItemEvents(tx, 'alerts', event.aggregateId, eventId)) {
+    const events = await pendingItemEvents(tx, 'alerts', event.aggregateId, eventId);
+    for (const { id, payload: p } of events) {
       const open = await tx.execute<{ id: string }[]>(
         'select id from low_stock_alert where item_id = ? and closed_at is null',
         [p.itemId],
@@ -72,6 +73,12 @@ export async function evaluateLowStock(
         );
       }
     }
+    if (events.length > 0)
+      await markEventsDone(
+        tx,
+        'alerts',
+        events.map(e => e.id),
+      );
     return deliveries;
   });
 }

@@ -31,54 +31,56 @@ const SUPPLIER_TABLES = [
   { table: 'analytics_supplier_month', key: 'month', bucket: "date_trunc('month', day)::date" },
 ];
 
+const deltas = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DELTA_COLUMNS})`;
+
 /**
- * Merges day deltas (JSON rows of `analytics_item_day` columns, already upserted there, a new row starting
- * from its pair's count before its day) into the running counts, the pair totals and the supplier buckets. Rows are locked in key order so
- * concurrent folds of different items never deadlock on a shared supplier bucket.
+ * Adds day deltas (JSON rows of `analytics_item_day` columns, already upserted there, a new row starting from
+ * its pair's count before its day) to the running counts of every row of the pair from the delta's day on
+ * (later days exist only when events arrive out of day order, so this touches the delta's own rows in practice).
  */
-export async function mergeActivityRollups(em: EntityManager, daysJson: string): Promise<void> {
-  const deltas = `jsonb_to_recordset($1::jsonb) as x(${DELTA_COLUMNS})`;
-  // Every row of the pair from the delta's day on counts the delta's entries (later days exist only when
-  // events arrive out of day order, so this touches the delta's own rows in practice).
+export async function addRunningCounts(em: EntityManager, daysJson: string): Promise<void> {
   await executeNative(
     em,
     `update analytics_item_day t set cum_entries = t.cum_entries + d.added
      from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
-           from ${deltas}
+           from ${deltas('$1')}
            join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day >= x.day
            group by 1, 2, 3) d
      where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`,
     [daysJson],
   );
-  await executeNative(
-    em,
-    `insert into analytics_item_supplier as t
-       (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
-     select item_id, supplier_key, min(day), max(day), sum(entries),
-            (array_agg(item_name order by day desc, last_event_id desc))[1],
-            (array_agg(last_event_id order by day desc, last_event_id desc))[1]
-     from ${deltas} group by 1, 2 order by 1, 2
-     on conflict (item_id, supplier_key) do update set
-       first_day = least(t.first_day, excluded.first_day),
-       last_day = greatest(t.last_day, excluded.last_day),
-       entries = t.entries + excluded.entries,
-       item_name = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
-                   then excluded.item_name else t.item_name end,
-       last_event_id = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
-                       then excluded.last_event_id else t.last_event_id end`,
-    [daysJson],
-  );
-  for (const { table, key, bucket } of SUPPLIER_TABLES)
-    await executeNative(
-      em,
-      `insert into ${table} as t (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
-       select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
-       from ${deltas} group by 1, 2 order by 1, 2
-       on conflict (${key}, supplier_key) do update set
-       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
-      [daysJson],
-    );
 }
+
+/** Upsert of the (item, supplier) pair totals from day deltas in `param` (one statement, CTE-able). */
+export const pairTotalsUpsert = (param: string) => `
+  insert into analytics_item_supplier as t
+    (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
+  select item_id, supplier_key, min(day), max(day), sum(entries),
+         (array_agg(item_name order by day desc, last_event_id desc))[1],
+         (array_agg(last_event_id order by day desc, last_event_id desc))[1]
+  from ${deltas(param)} group by 1, 2 order by 1, 2
+  on conflict (item_id, supplier_key) do update set
+    first_day = least(t.first_day, excluded.first_day),
+    last_day = greatest(t.last_day, excluded.last_day),
+    entries = t.entries + excluded.entries,
+    item_name = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
+                then excluded.item_name else t.item_name end,
+    last_event_id = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
+                    then excluded.last_event_id else t.last_event_id end`;
+
+/**
+ * Upserts of the supplier day and month buckets from day deltas in `param` (CTE-able). These rows are shared
+ * by every item of a supplier: the consumer writes them last, right before its commit, and in key order.
+ */
+export const supplierBucketUpserts = (param: string): string[] =>
+  SUPPLIER_TABLES.map(
+    ({ table, key, bucket }) => `
+      insert into ${table} as t (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+      from ${deltas(param)} group by 1, 2 order by 1, 2
+      on conflict (${key}, supplier_key) do update set
+      ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
+  );
 
 /** The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows. */
 export async function deriveActivityRollups(em: EntityManager): Promise<void> {

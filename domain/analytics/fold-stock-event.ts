@@ -1,10 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markDone, pendingEvent, takeItemEvents } from '../outbox/pending-events.js';
+import { markEventsDone, pendingEvent, pendingEvents } from '../outbox/pending-events.js';
 import { toUnits } from './decimal.js';
-import { foldItemEvents, type FoldEvent } from './fold-item-events.js';
-import { lockItem, lockRebuildShared } from './locks.js';
+import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
+import { lockAnalyticsFold, lockRebuildShared } from './locks.js';
 import { writeRollups } from './write-rollups.js';
+import { executeNative } from './native-sql.js';
+
+/** Events per fold transaction (an item's events may be split across batches; they stay in id order). */
+export const FOLD_BATCH = 1000;
 
 export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
   eventId: id,
@@ -21,34 +25,65 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
 });
 
 /**
- * The analytics consumer: folds a `stock.changed` event (and any earlier pending event of the same item, in
- * id order) into the daily rollups and sets `analytics_done_at` in the same transaction. A repeat is a no-op.
- * Returns how many events were folded.
+ * The analytics consumer. Folds EVERY pending event - the job's and whatever else is pending - in batches of at
+ * most `batchSize` in id order, each batch in one transaction that also sets `analytics_done_at`. Folds are
+ * single-flight (an advisory lock): every fold writes rows shared by many items (per user and supplier), so one
+ * transaction per batch is far cheaper than many small ones queueing on each other's row locks, and an item's
+ * events always fold in id order (for one item, the write path's row lock makes ids follow commit order). A job
+ * whose event an earlier batch already folded returns at once. Returns how many events it folded.
  */
-export async function foldStockEvent(em: EntityManager, eventId: string): Promise<number> {
-  return em.transactional(async tx => {
-    await lockRebuildShared(tx);
-    const event = await pendingEvent(tx, 'analytics', eventId);
-    if (!event) return 0;
-    if (event.type !== STOCK_CHANGED) {
-      await markDone(tx, 'analytics', eventId);
-      return 0;
-    }
-    await lockItem(tx, 'analytics', event.aggregateId);
-    const events = await takeItemEvents(tx, 'analytics', event.aggregateId, eventId);
-    if (events.length === 0) return 0;
-    const rows = await tx.execute<{ wac_q: number; wac_c: string; last_event_id: string }[]>(
-      'select wac_q, wac_c, last_event_id from analytics_item where item_id = ?',
-      [event.aggregateId],
+export async function foldStockEvent(
+  em: EntityManager,
+  eventId: string,
+  batchSize = FOLD_BATCH,
+): Promise<number> {
+  if (!(await pendingEvent(em, 'analytics', eventId))) return 0;
+  let folded = 0;
+  for (;;) {
+    const n = await em.transactional(tx => foldPendingBatch(tx, batchSize));
+    folded += n;
+    if (n < batchSize) return folded;
+  }
+}
+
+async function foldPendingBatch(tx: EntityManager, batchSize: number): Promise<number> {
+  await lockRebuildShared(tx);
+  await lockAnalyticsFold(tx);
+  const events = await pendingEvents(tx, 'analytics', batchSize);
+  if (events.length === 0) return 0;
+  const byItem = new Map<string, FoldEvent[]>();
+  for (const e of events) {
+    if (e.type !== STOCK_CHANGED) continue;
+    const list = byItem.get(e.payload.itemId) ?? [];
+    list.push(payloadToFoldEvent(e.id, e.payload));
+    byItem.set(e.payload.itemId, list);
+  }
+  const states = await executeNative<{
+    item_id: string;
+    wac_q: number;
+    wac_c: string;
+    last_event_id: string;
+  }>(
+    tx,
+    `select item_id, wac_q, wac_c::text, last_event_id::text from analytics_item
+     where item_id in (select jsonb_array_elements_text($1::jsonb)::uuid)`,
+    [JSON.stringify([...byItem.keys()])],
+  );
+  const start = new Map(states.map(s => [s.item_id, s]));
+  const folds: FoldResult[] = [...byItem].map(([itemId, list]) => {
+    const s = start.get(itemId);
+    return foldItemEvents(
+      s
+        ? { q: s.wac_q, c: toUnits(s.wac_c), lastEventId: s.last_event_id }
+        : { q: 0, c: 0n, lastEventId: '0' },
+      list,
     );
-    const start = rows[0]
-      ? { q: rows[0].wac_q, c: toUnits(String(rows[0].wac_c)), lastEventId: String(rows[0].last_event_id) }
-      : { q: 0, c: 0n, lastEventId: '0' };
-    const fold = foldItemEvents(
-      start,
-      events.map(e => payloadToFoldEvent(e.id, e.payload)),
-    );
-    await writeRollups(tx, [fold]);
-    return events.length;
   });
+  await writeRollups(tx, folds);
+  await markEventsDone(
+    tx,
+    'analytics',
+    events.map(e => e.id),
+  );
+  return events.length;
 }

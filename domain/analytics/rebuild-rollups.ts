@@ -104,7 +104,7 @@ export async function rebuildRollups(
         byItem.set(r.item_id, list);
       }
       const folds = [...byItem.values()].map(list => foldItemEvents({ q: 0, c: 0n, lastEventId: '0' }, list));
-      await writeRollups(tx, folds, { dayTable: 'rebuild_item_day', daysOnly: true });
+      await writeRollups(tx, folds, { dayTable: 'rebuild_item_day' });
       done += batch.length;
       events += rows.length;
       await onProgress(Math.min(99, Math.floor((done / Math.max(1, totalItems)) * 100)));

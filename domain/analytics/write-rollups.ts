@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatUnits } from './decimal.js';
 import { executeNative } from './native-sql.js';
-import { BUCKET_SUMS, mergeActivityRollups } from './activity-rollups.js';
+import {
+  addRunningCounts,
+  BUCKET_SUMS,
+  pairTotalsUpsert,
+  supplierBucketUpserts,
+} from './activity-rollups.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
 
 export const dayJson = (r: DayRow) => ({
@@ -72,7 +77,7 @@ export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0
 export async function writeRollups(
   em: EntityManager,
   folds: FoldResult[],
-  options: { dayTable?: string; daysOnly?: boolean } = {},
+  options: { dayTable?: string } = {},
 ): Promise<void> {
   for (let i = 0; i < folds.length;) {
     // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
@@ -88,11 +93,9 @@ export async function writeRollups(
 async function writeChunk(
   em: EntityManager,
   folds: FoldResult[],
-  options: { dayTable?: string; daysOnly?: boolean },
+  options: { dayTable?: string },
 ): Promise<void> {
   const days = folds.flatMap(f => f.days.map(dayJson));
-  const reasons = folds.flatMap(f => f.reasons.map(reasonJson));
-  const users = folds.flatMap(f => f.users.map(userJson));
   const items = folds
     .filter(f => f.days.length > 0)
     .map(f => ({
@@ -101,70 +104,75 @@ async function writeChunk(
       wac_c: formatUnits(f.state.c),
       last_event_id: f.state.lastEventId,
     }));
-  if (days.length > 0 && options.dayTable) {
-    // Bulk path of the rebuild: a plain insert into an unindexed staging table.
+  if (options.dayTable) {
+    // Bulk path of the rebuild: a plain insert into an unindexed staging table; the rest is derived at its end.
     await executeNative(
       em,
       `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
        select ${DAY_NAMES.join(', ')} from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})`,
       [JSON.stringify(days)],
     );
-  } else if (days.length > 0) {
-    // A new row starts from the pair's running count before its day (the statement's snapshot does not see
-    // its own inserts); mergeActivityRollups then adds every delta to the rows from its day on.
-    const daysJson = JSON.stringify(days);
-    await executeNative(
-      em,
-      `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
-       select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
-              coalesce((select p.cum_entries from analytics_item_day p
-                        where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
-                        order by p.day desc limit 1), 0)
-       from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
-       on conflict (item_id, day, supplier_key) do update set
-       ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
-       ${LATEST.map(
-         c =>
-           `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
-       ).join(', ')}`,
-      [daysJson],
-    );
-    await mergeActivityRollups(em, daysJson);
+    await executeNative(em, `${ITEM_STATE_UPSERT('$1')}`, [JSON.stringify(items)]);
+    return;
   }
-  if (reasons.length > 0 && !options.daysOnly) {
-    await executeNative(
-      em,
-      `insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
-       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, day date, supplier_key uuid, reason varchar,
-         item_name varchar, entries int, increase bigint, decrease bigint)
-       on conflict (item_id, day, supplier_key, reason) do update set
-         item_name = excluded.item_name,
-         entries = analytics_reason_day.entries + excluded.entries,
-         increase = analytics_reason_day.increase + excluded.increase,
-         decrease = analytics_reason_day.decrease + excluded.decrease`,
-      [JSON.stringify(reasons)],
-    );
-  }
-  if (users.length > 0 && !options.daysOnly) {
-    await executeNative(
-      em,
-      `insert into analytics_user_day (day, supplier_key, created_by, entries)
-       select day, supplier_key, created_by, sum(entries) from jsonb_to_recordset($1::jsonb)
-         as x(day date, supplier_key uuid, created_by varchar, entries int)
-       group by day, supplier_key, created_by
-       on conflict (day, supplier_key, created_by) do update set
-         entries = analytics_user_day.entries + excluded.entries`,
-      [JSON.stringify(users)],
-    );
-  }
-  if (items.length > 0) {
-    await executeNative(
-      em,
-      `insert into analytics_item (item_id, wac_q, wac_c, last_event_id)
-       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, wac_q int, wac_c numeric, last_event_id bigint)
-       on conflict (item_id) do update set wac_q = excluded.wac_q, wac_c = excluded.wac_c,
-         last_event_id = excluded.last_event_id`,
-      [JSON.stringify(items)],
-    );
-  }
+  if (days.length === 0) return;
+  const daysJson = JSON.stringify(days);
+  // The item's own rows first. A new day row starts from the pair's running count before its day (the
+  // statement's snapshot does not see its own inserts); addRunningCounts then adds every delta from its day on.
+  await executeNative(
+    em,
+    `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
+     select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
+            coalesce((select p.cum_entries from analytics_item_day p
+                      where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
+                      order by p.day desc limit 1), 0)
+     from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
+     on conflict (item_id, day, supplier_key) do update set
+     ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
+     ${LATEST.map(
+       c =>
+         `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
+     ).join(', ')}`,
+    [daysJson],
+  );
+  await addRunningCounts(em, daysJson);
+  // Then everything else in ONE statement, the rows shared with other items (per user and supplier) last: the
+  // row locks other folds wait for are held only for this statement and the commit that follows.
+  const statements = [
+    pairTotalsUpsert('$1'),
+    REASON_UPSERT('$2'),
+    ITEM_STATE_UPSERT('$4'),
+    USER_UPSERT('$3'),
+    ...supplierBucketUpserts('$1'),
+  ];
+  await executeNative(em, `with ${statements.map((sql, i) => `w${i} as (${sql})`).join(', ')} select 1`, [
+    daysJson,
+    JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
+    JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
+    JSON.stringify(items),
+  ]);
 }
+
+const REASON_UPSERT = (param: string) => `
+  insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
+  select * from jsonb_to_recordset(${param}::jsonb) as x(item_id uuid, day date, supplier_key uuid, reason varchar,
+    item_name varchar, entries int, increase bigint, decrease bigint)
+  on conflict (item_id, day, supplier_key, reason) do update set
+    item_name = excluded.item_name,
+    entries = analytics_reason_day.entries + excluded.entries,
+    increase = analytics_reason_day.increase + excluded.increase,
+    decrease = analytics_reason_day.decrease + excluded.decrease`;
+
+const USER_UPSERT = (param: string) => `
+  insert into analytics_user_day (day, supplier_key, created_by, entries)
+  select day, supplier_key, created_by, sum(entries) from jsonb_to_recordset(${param}::jsonb)
+    as x(day date, supplier_key uuid, created_by varchar, entries int)
+  group by day, supplier_key, created_by order by day, supplier_key, created_by
+  on conflict (day, supplier_key, created_by) do update set
+    entries = analytics_user_day.entries + excluded.entries`;
+
+const ITEM_STATE_UPSERT = (param: string) => `
+  insert into analytics_item (item_id, wac_q, wac_c, last_event_id)
+  select * from jsonb_to_recordset(${param}::jsonb) as x(item_id uuid, wac_q int, wac_c numeric, last_event_id bigint)
+  on conflict (item_id) do update set wac_q = excluded.wac_q, wac_c = excluded.wac_c,
+    last_event_id = excluded.last_event_id`;

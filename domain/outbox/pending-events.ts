@@ -15,12 +15,14 @@ export interface PendingItemEvent {
 }
 
 /**
- * Marks every pending `stock.changed` event of one item up to `uptoId` as done for `consumer` and returns
- * them in id order. The caller holds the item's lock and applies them in the same transaction, so each event
- * takes effect exactly once and an item's events always take effect in order (for one item, the write path's
- * row lock makes event ids follow commit order).
+ * Every pending `stock.changed` event of one item up to `uptoId` for `consumer`, in id order. A plain read:
+ * the caller holds the item's consumer lock (so no other run of this consumer takes them), applies them and
+ * then marks them with `markEventsDone` as the LAST statement of the same transaction, so each event takes
+ * effect exactly once, an item's events always take effect in order (for one item, the write path's row lock
+ * makes event ids follow commit order), and the outbox rows - which the other consumers update too - stay
+ * locked only for that last statement and the commit.
  */
-export async function takeItemEvents(
+export async function pendingItemEvents(
   em: EntityManager,
   consumer: Exclude<Consumer, 'history'>,
   itemId: string,
@@ -28,14 +30,46 @@ export async function takeItemEvents(
 ): Promise<PendingItemEvent[]> {
   const marker = CONSUMER_MARKERS[consumer];
   const rows = await em.execute<{ id: string; payload: StockChangedPayload }[]>(
-    `update outbox_event set ${marker} = now()
-     where type = ? and aggregate_id = ? and ${marker} is null and id <= ?
-     returning id, payload`,
+    `select id, payload from outbox_event
+     where type = ? and aggregate_id = ? and ${marker} is null and id <= ? order by id`,
     [STOCK_CHANGED, itemId, uptoId],
   );
-  return rows
-    .map(r => ({ id: String(r.id), payload: r.payload }))
-    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  return rows.map(r => ({ id: String(r.id), payload: r.payload }));
+}
+
+/**
+ * The oldest pending events of `consumer` (any type), in id order, at most `limit`. A plain read, like
+ * `pendingItemEvents`: the caller runs single-flight and marks them done last, with `markEventsDone`.
+ */
+export async function pendingEvents(
+  em: EntityManager,
+  consumer: Exclude<Consumer, 'history'>,
+  limit: number,
+): Promise<(PendingItemEvent & { type: string })[]> {
+  const marker = CONSUMER_MARKERS[consumer];
+  const rows = await em.execute<{ id: string; type: string; payload: StockChangedPayload }[]>(
+    `select id, type, payload from outbox_event where ${marker} is null order by id limit ?`,
+    [limit],
+  );
+  return rows.map(r => ({ id: String(r.id), type: r.type, payload: r.payload }));
+}
+
+/** Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. */
+export async function markEventsDone(
+  em: EntityManager,
+  consumer: Exclude<Consumer, 'history'>,
+  ids: string[],
+): Promise<void> {
+  const marker = CONSUMER_MARKERS[consumer];
+  const rows = await em.execute<{ n: string }[]>(
+    `with marked as (update outbox_event set ${marker} = now()
+                     where id in (select jsonb_array_elements_text(?::jsonb)::bigint) and ${marker} is null
+                     returning 1)
+     select count(*) as n from marked`,
+    [JSON.stringify(ids)],
+  );
+  if (Number(rows[0].n) !== ids.length)
+    throw new Error(`${consumer}: ${ids.length - Number(rows[0].n)} events were already done`);
 }
 
 /** The event row a job points at: null when it is gone or already done for the consumer. */

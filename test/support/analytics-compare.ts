@@ -25,7 +25,8 @@ export async function foldAll(em: EntityManager, order: (ids: string[]) => strin
   const rows = await em.execute<{ id: string }[]>(
     'select id from outbox_event where analytics_done_at is null',
   );
-  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id);
+  // Small batches, so an item's events are split across fold transactions too.
+  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id, 3);
 }
 
 export interface Probe {
