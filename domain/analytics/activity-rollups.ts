@@ -68,10 +68,7 @@ export const pairTotalsUpsert = (param: string) => `
     last_event_id = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
                     then excluded.last_event_id else t.last_event_id end`;
 
-/**
- * Upserts of the supplier day and month buckets from day deltas in `param` (CTE-able). These rows are shared
- * by every item of a supplier: the consumer writes them last, right before its commit, and in key order.
- */
+/** Upserts of the supplier day and month buckets from day deltas in `param` (CTE-able), in key order. */
 export const supplierBucketUpserts = (param: string): string[] =>
   SUPPLIER_TABLES.map(
     ({ table, key, bucket }) => `

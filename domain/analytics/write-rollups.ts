@@ -136,8 +136,7 @@ async function writeChunk(
     [daysJson],
   );
   await addRunningCounts(em, daysJson);
-  // Then everything else in ONE statement, the rows shared with other items (per user and supplier) last: the
-  // row locks other folds wait for are held only for this statement and the commit that follows.
+  // Then everything else in ONE statement (one round trip).
   const statements = [
     pairTotalsUpsert('$1'),
     REASON_UPSERT('$2'),

@@ -1,7 +1,9 @@
+import { connect } from 'node:net';
 import { expect } from 'chai';
 import { testEnv } from '../support/test-env.js';
 import { spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
 import { freePort } from '../support/ports.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('The run command (scripts/start-all.ts)', function () {
   this.timeout(60000);
@@ -31,9 +33,22 @@ describe('The run command (scripts/start-all.ts)', function () {
     const child = spawnStockroom(['--web'], testEnv({ PORT: String(port) }));
     try {
       await waitForHttp(`http://127.0.0.1:${port}/api/health`);
-      const inFlight = fetch(`http://127.0.0.1:${port}/api/health/db`);
+      // A login whose body is held back: once the server answers "100 Continue" it has parsed the request and
+      // its handler waits for the body, so the request is really in flight when SIGTERM arrives.
+      const body = JSON.stringify({ username: 'nobody@example.test', password: 'not-the-password' });
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', chunk => (received += chunk.toString()));
+      const closed = new Promise(resolve => socket.once('close', resolve));
+      socket.write(
+        `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      );
+      await waitFor(() => received.includes('100 Continue'), 10000);
       child.kill('SIGTERM');
-      expect((await inFlight).status).to.equal(200);
+      socket.write(body);
+      await closed;
+      expect(received).to.match(/HTTP\/1\.1 401 /);
       expect(await waitForExit(child, 10000)).to.equal(0);
       let refused = false;
       try {
