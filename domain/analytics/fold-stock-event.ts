@@ -35,21 +35,30 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
 export async function foldStockEvent(
   em: EntityManager,
   eventId: string,
-  batchSize = FOLD_BATCH,
+  options: { batchSize?: number; onBatchError?: (error: unknown) => void } = {},
 ): Promise<number> {
-  if (!(await pendingEvent(em, 'analytics', eventId))) return 0;
+  const batchSize = options.batchSize ?? FOLD_BATCH;
+  const event = await pendingEvent(em, 'analytics', eventId);
+  if (!event) return 0;
   let folded = 0;
-  for (;;) {
-    const n = await em.transactional(tx => foldPendingBatch(tx, batchSize));
-    folded += n;
-    if (n < batchSize) return folded;
+  try {
+    for (;;) {
+      const n = await em.transactional(tx => foldPendingBatch(tx, batchSize));
+      folded += n;
+      if (n < batchSize) return folded;
+    }
+  } catch (error) {
+    options.onBatchError?.(error);
+    // One event that cannot be folded must not stall every item: fold this job's item alone (its events
+    // still in id order). If the bad event is this item's, this throws too and the job is retried, visibly.
+    return folded + (await em.transactional(tx => foldPendingBatch(tx, batchSize, event.aggregateId)));
   }
 }
 
-async function foldPendingBatch(tx: EntityManager, batchSize: number): Promise<number> {
+async function foldPendingBatch(tx: EntityManager, batchSize: number, aggregateId?: string): Promise<number> {
   await lockRebuildShared(tx);
   await lockAnalyticsFold(tx);
-  const events = await pendingEvents(tx, 'analytics', batchSize);
+  const events = await pendingEvents(tx, 'analytics', batchSize, aggregateId);
   if (events.length === 0) return 0;
   const byItem = new Map<string, FoldEvent[]>();
   for (const e of events) {

@@ -50,6 +50,14 @@ export class Migration20261122050000DashboardRollups extends Migration {
       'create index analytics_item_day_pair_idx on analytics_item_day (item_id, supplier_key, day desc) include (cum_entries)',
     );
 
+    // The financial summary's opening/ending look-ups read the WAC state of each item's latest day row: covered
+    // by the index, they are index-only scans.
+    this.addSql('drop index if exists analytics_item_day_latest_idx');
+    this.addSql(
+      `create index analytics_item_day_latest_idx on analytics_item_day (item_id, day desc, last_event_id desc)
+       include (wac_q, wac_c, supplier_key)`,
+    );
+
     this.addSql(`
       create table analytics_item_supplier (
         item_id uuid not null,
@@ -94,6 +102,10 @@ export class Migration20261122050000DashboardRollups extends Migration {
     this.addSql('drop table if exists analytics_supplier_day');
     this.addSql('drop table if exists analytics_item_supplier');
     this.addSql('drop index if exists analytics_item_day_pair_idx');
+    this.addSql('drop index if exists analytics_item_day_latest_idx');
+    this.addSql(
+      'create index analytics_item_day_latest_idx on analytics_item_day (item_id, day desc, last_event_id desc)',
+    );
     this.addSql('alter table analytics_item_day drop column if exists cum_entries');
   }
 }

@@ -38,18 +38,21 @@ export async function pendingItemEvents(
 }
 
 /**
- * The oldest pending events of `consumer` (any type), in id order, at most `limit`. A plain read, like
- * `pendingItemEvents`: the caller runs single-flight and marks them done last, with `markEventsDone`.
+ * The oldest pending events of `consumer` (any type; of one aggregate when given), in id order, at most
+ * `limit`. A plain read, like `pendingItemEvents`: the caller runs single-flight and marks them done last,
+ * with `markEventsDone`.
  */
 export async function pendingEvents(
   em: EntityManager,
   consumer: Exclude<Consumer, 'history'>,
   limit: number,
+  aggregateId?: string,
 ): Promise<(PendingItemEvent & { type: string })[]> {
   const marker = CONSUMER_MARKERS[consumer];
   const rows = await em.execute<{ id: string; type: string; payload: StockChangedPayload }[]>(
-    `select id, type, payload from outbox_event where ${marker} is null order by id limit ?`,
-    [limit],
+    `select id, type, payload from outbox_event
+     where ${marker} is null ${aggregateId === undefined ? '' : 'and aggregate_id = ?'} order by id limit ?`,
+    aggregateId === undefined ? [limit] : [aggregateId, limit],
   );
   return rows.map(r => ({ id: String(r.id), type: r.type, payload: r.payload }));
 }

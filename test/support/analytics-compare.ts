@@ -26,7 +26,7 @@ export async function foldAll(em: EntityManager, order: (ids: string[]) => strin
     'select id from outbox_event where analytics_done_at is null',
   );
   // Small batches, so an item's events are split across fold transactions too.
-  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id, 3);
+  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id, { batchSize: 3 });
 }
 
 export interface Probe {
