@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { waitFor } from '../support/wait-for.js';
 import type { Services } from '../../config/services.js';
 import { api, testApp } from '../setup/hooks.js';
 import { apiClient, startTestApp, type ApiClient, type TestApp } from '../support/test-app.js';
@@ -164,7 +165,7 @@ describe('Crash safety of the stock-history pipeline (R5, R7, R8)', function () 
       }
     });
 
-    it('When Redis restarts empty with jobs queued, then nothing is lost', async () => {
+    it('When Redis restarts empty with jobs queued, then nothing is lost (history, analytics rollups, alerts)', async () => {
       const items = await makeItems(client, admin, 5);
       const statuses = await inLanes(
         300,
@@ -182,6 +183,31 @@ describe('Crash safety of the stock-history pipeline (R5, R7, R8)', function () 
         expect(counts.events).to.equal(305);
         expect(counts.rows).to.equal(305);
         expect(counts.distinct).to.equal(305);
+        // The analytics and low-stock consumers lose nothing either: their markers settle and the rollups
+        // count every event (5 creations with 1,000 each, then 300 x +1).
+        const em = () => app.services.orm.em.fork();
+        const ids = items.join(',');
+        await waitFor(
+          async () =>
+            Number(
+              (
+                await em().execute<{ n: string }[]>(
+                  `select count(*) as n from outbox_event where aggregate_id = any(string_to_array(?, ','))
+                   and (analytics_done_at is null or alerts_done_at is null)`,
+                  [ids],
+                )
+              )[0].n,
+            ) === 0,
+          20000,
+          'the analytics and alerts markers',
+        );
+        const [rollup] = await em().execute<{ entries: string; net: string }[]>(
+          `select sum(entries) as entries, sum(qty_in) - sum(qty_out) as net from analytics_item_day
+           where item_id::text = any(string_to_array(?, ','))`,
+          [ids],
+        );
+        expect(Number(rollup.entries)).to.equal(305);
+        expect(Number(rollup.net)).to.equal(5 * 1000 + 300);
       } finally {
         await worker.stop();
       }
