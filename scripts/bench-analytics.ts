@@ -72,7 +72,8 @@ function percentile(sorted: number[], p: number) {
 }
 
 async function measure(name: string, iterations: number, fn: () => Promise<unknown>) {
-  for (let i = 0; i < Math.min(3, iterations); i++) await fn();
+  // Warm-up runs (JIT, plan and buffer caches), so the first size measured is not the one that pays for them.
+  for (let i = 0; i < Math.min(20, iterations); i++) await fn();
   const times: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const t = performance.now();

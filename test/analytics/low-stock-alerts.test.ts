@@ -7,13 +7,8 @@ import { createUser, type TestUser } from '../support/users.js';
 import { startWorkers, PROCESSORS, type RunningWorkers } from '../../workers/main.js';
 import { startWorker } from '../../workers/start-worker.js';
 import { createRedis } from '../../config/redis.js';
-import {
-  createItem,
-  createSupplier,
-  recordStockChange,
-  settleConsumers,
-  waitFor,
-} from '../support/stock-events.js';
+import { createItem, createSupplier, recordStockChange, settleConsumers } from '../support/stock-events.js';
+import { waitFor } from '../support/wait-for.js';
 
 const SECRET = 'webhook-secret-for-tests-0123456789';
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { testApp } from '../setup/hooks.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
-import { createItem, createSupplier, recordStockChange, waitFor } from '../support/stock-events.js';
+import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
+import { waitFor } from '../support/wait-for.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 

@@ -13,8 +13,8 @@ import {
   createSupplier,
   recordStockChange,
   settleConsumers,
-  waitFor,
 } from '../support/stock-events.js';
+import { waitFor } from '../support/wait-for.js';
 import { buildHistory, historyArb, type Built } from '../support/random-history.js';
 import { compareAll, probeArb } from '../support/analytics-compare.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';

@@ -5,6 +5,7 @@ import { recordEvent } from '../../domain/outbox/record-event.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../../domain/outbox/events.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * Test factory that mirrors the inventory write path (issue 4): a guarded change of the item row plus a
@@ -122,18 +123,6 @@ export async function completeHistory(em: EntityManager): Promise<void> {
       on conflict (outbox_event_id) do nothing`);
     await tx.execute(`update outbox_event set history_done_at = now() where history_done_at is null`);
   });
-}
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
-
-/** Polls PostgreSQL until `check` is true (never a fixed sleep: it returns as soon as the condition holds). */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20000, what = 'condition') {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /**
