@@ -243,6 +243,21 @@ describe('OIDC browser login (real local oidc-provider)', () => {
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
     });
 
+    it('When the ID token carries another nonce than the one this session sent, then 401 and no session (S5)', async () => {
+      const browser = setup.browser();
+      const { landedOn } = await signIn(setup, browser, unique('nonce'), '', {
+        stopAtCallback: true,
+        tamperAuthorization: url => {
+          expect(url.searchParams.get('nonce'), 'the app sends a nonce').to.be.a('string').and.not.equal('');
+          url.searchParams.set('nonce', 'a-nonce-this-session-never-sent');
+        },
+      });
+      expect(landedOn.startsWith(`${callback()}?`)).to.equal(true);
+      const res = await browser.request(landedOn);
+      expect(res.status).to.equal(401);
+      expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
+    });
+
     it('When the callback comes without a code, then 401 (no new login is started)', async () => {
       const res = await setup.browser().request(callback());
       expect(res.status).to.equal(401);

@@ -61,7 +61,7 @@ export async function signIn(
   browser: BrowserClient,
   login: string,
   query = '',
-  options: { stopAtCallback?: boolean } = {},
+  options: { stopAtCallback?: boolean; tamperAuthorization?: (url: URL) => void } = {},
 ): Promise<SignInResult> {
   const host = new URL(setup.appUrl).hostname;
   const start = await browser.request(`${setup.appUrl}/oauth2/authorization/${PROVIDER_ID}${query}`);
@@ -70,7 +70,10 @@ export async function signIn(
   const reachable = browser.reachable;
   // Stopping at the callback: the app is "unreachable", so `follow` ends at the provider's redirect to it.
   if (options.stopAtCallback) browser.reachable = [setup.idp.issuer];
-  let page = await browser.follow(new URL(start.headers.get('location')!, setup.appUrl).href);
+  // An attacker (or a broken proxy) may change the authorization request on its way to the provider.
+  const authorization = new URL(start.headers.get('location')!, setup.appUrl);
+  options.tamperAuthorization?.(authorization);
+  let page = await browser.follow(authorization.href);
   for (let step = 0; step < 4 && !page.leftTo; step += 1) {
     expect(page.res.status, `${page.url} answered ${page.res.status}`).to.equal(200);
     const html = await page.res.text();
