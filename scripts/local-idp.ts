@@ -19,6 +19,8 @@ export interface LocalIdpOptions {
   clientId?: string;
   clientSecret?: string;
   accounts?: LocalAccount[];
+  /** More clients with the same redirect URIs (tests: a code issued to another client must not sign in). */
+  otherClientIds?: string[];
 }
 
 export interface LocalIdp {
@@ -60,16 +62,14 @@ export function claimsFor(accounts: readonly LocalAccount[], sub: string): Recor
 
 function buildProvider(issuer: string, options: Required<Omit<LocalIdpOptions, 'port'>>): Provider {
   const configuration: Configuration = {
-    clients: [
-      {
-        client_id: options.clientId,
-        client_secret: options.clientSecret,
-        redirect_uris: options.redirectUris.length > 0 ? options.redirectUris : [`${issuer}/unused-callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
+    clients: [options.clientId, ...options.otherClientIds].map(clientId => ({
+      client_id: clientId,
+      client_secret: clientId === options.clientId ? options.clientSecret : randomBytes(24).toString('hex'),
+      redirect_uris: options.redirectUris.length > 0 ? options.redirectUris : [`${issuer}/unused-callback`],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
+    })),
     cookies: { keys: [randomBytes(32).toString('hex')] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
     findAccount: (_ctx, sub) => ({
@@ -104,6 +104,7 @@ export async function startLocalIdp(options: LocalIdpOptions = {}): Promise<Loca
     clientId: options.clientId ?? 'stockroom-local',
     clientSecret: options.clientSecret ?? randomBytes(24).toString('hex'),
     accounts: options.accounts ?? DEFAULT_ACCOUNTS,
+    otherClientIds: options.otherClientIds ?? [],
   };
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { PROVIDER_ID, signIn, startOidcSetup, type OidcSetup } from '../support/oidc.js';
+import { OTHER_CLIENT_ID, PROVIDER_ID, signIn, startOidcSetup, type OidcSetup } from '../support/oidc.js';
 
 const FRONT = 'https://front.example';
 const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}@example.test`;
@@ -253,6 +253,19 @@ describe('OIDC browser login (real local oidc-provider)', () => {
         },
       });
       expect(landedOn.startsWith(`${callback()}?`)).to.equal(true);
+      const res = await browser.request(landedOn);
+      expect(res.status).to.equal(401);
+      expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
+    });
+
+    it('When the code was issued to another client of the provider, then 401 and no session (S5, audience)', async () => {
+      const browser = setup.browser();
+      const { landedOn } = await signIn(setup, browser, unique('audience'), '', {
+        stopAtCallback: true,
+        tamperAuthorization: url => url.searchParams.set('client_id', OTHER_CLIENT_ID),
+      });
+      expect(landedOn.startsWith(`${callback()}?`)).to.equal(true);
+      expect(new URL(landedOn).searchParams.get('code')).to.be.a('string');
       const res = await browser.request(landedOn);
       expect(res.status).to.equal(401);
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);

@@ -5,6 +5,8 @@ import { freePort } from './ports.js';
 import { startTestApp, type TestApp } from './test-app.js';
 
 export const PROVIDER_ID = 'google';
+/** Another client of the same provider, with the same redirect URI: its codes and tokens are not Stockroom's. */
+export const OTHER_CLIENT_ID = 'someone-elses-app';
 
 export interface OidcSetup {
   app: TestApp;
@@ -26,6 +28,7 @@ export async function startOidcSetup(
     port: 0,
     redirectUris: [`${appUrl}/login/oauth2/code/${PROVIDER_ID}`],
     accounts,
+    otherClientIds: [OTHER_CLIENT_ID],
   });
   const app = await startTestApp(
     { ...idp.env(), PUBLIC_URL: appUrl, OIDC_PROVIDER_ID: PROVIDER_ID, ...env },
