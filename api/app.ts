@@ -59,7 +59,9 @@ export function createApp(services: Services): BuiltApp {
   app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
   app.use(
     cors({
-      origin: [...config.corsOrigins],
+      // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
+      origin: (origin, callback) =>
+        callback(null, origin !== undefined && config.corsOrigins.includes(origin) ? origin : false),
       credentials: true,
       exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
     }),

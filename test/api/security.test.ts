@@ -34,6 +34,7 @@ describe('Security headers and log hygiene', () => {
   it('When a preflight comes from an unlisted origin, then no CORS grant; a listed origin gets credentials', async () => {
     const evil = await api().get('/api/health').set('Origin', 'https://evil.example');
     expect(evil.headers['access-control-allow-origin']).to.equal(undefined);
+    expect(evil.headers['access-control-allow-credentials']).to.equal(undefined);
     const front = await api().get('/api/health').set('Origin', 'https://front.example');
     expect(front.headers['access-control-allow-origin']).to.equal('https://front.example');
     expect(front.headers['access-control-allow-credentials']).to.equal('true');

@@ -102,7 +102,8 @@ describe('CSRF: cookie-authenticated writes need a trusted Origin', () => {
       .set('Origin', 'https://front.example.evil.com')
       .set('Access-Control-Request-Method', 'POST');
     expect(evil.headers['access-control-allow-origin']).to.equal(undefined);
-    // (cors sends Allow-Credentials on every response; without Allow-Origin the browser grants nothing.)
+    expect(evil.headers['access-control-allow-credentials']).to.equal(undefined);
+    expect(evil.status).to.be.below(500);
     const good = await request(server)
       .options('/api/auth/logout')
       .set('Origin', FRONT)
