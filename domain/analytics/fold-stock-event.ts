@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markEventsDone, pendingEvent, pendingEvents } from '../outbox/pending-events.js';
+import { hasPendingEvents, markEventsDone, pendingEvent, pendingEvents } from '../outbox/pending-events.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
 import { lockAnalyticsFold, lockRebuildShared } from './locks.js';
@@ -30,7 +30,8 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
  * single-flight (an advisory lock): every fold writes rows shared by many items (per user and supplier), so one
  * transaction per batch is far cheaper than many small ones queueing on each other's row locks, and an item's
  * events always fold in id order (for one item, the write path's row lock makes ids follow commit order). A job
- * whose event an earlier batch already folded returns at once. Returns how many events it folded.
+ * whose event an earlier batch already folded still folds whatever else is pending, so an event waits for the
+ * next job to run, not for its own job to come up in the queue. Returns how many events it folded.
  */
 export async function foldStockEvent(
   em: EntityManager,
@@ -39,7 +40,7 @@ export async function foldStockEvent(
 ): Promise<number> {
   const batchSize = options.batchSize ?? FOLD_BATCH;
   const event = await pendingEvent(em, 'analytics', eventId);
-  if (!event) return 0;
+  if (!event && !(await hasPendingEvents(em, 'analytics'))) return 0;
   let folded = 0;
   try {
     for (;;) {
@@ -49,6 +50,8 @@ export async function foldStockEvent(
     }
   } catch (error) {
     options.onBatchError?.(error);
+    // The bad event's own job reports it (below); this job's event was folded already.
+    if (!event) return folded;
     // One event that cannot be folded must not stall every item: fold this job's item alone (its events
     // still in id order). If the bad event is this item's, this throws too and the job is retried, visibly.
     return folded + (await em.transactional(tx => foldPendingBatch(tx, batchSize, event.aggregateId)));

@@ -57,6 +57,18 @@ export async function pendingEvents(
   return rows.map(r => ({ id: String(r.id), type: r.type, payload: r.payload }));
 }
 
+/** Whether any event is pending for `consumer` (an index look-up on its partial pending index). */
+export async function hasPendingEvents(
+  em: EntityManager,
+  consumer: Exclude<Consumer, 'history'>,
+): Promise<boolean> {
+  const marker = CONSUMER_MARKERS[consumer];
+  const rows = await em.execute<{ pending: boolean }[]>(
+    `select exists (select 1 from outbox_event where ${marker} is null) as pending`,
+  );
+  return rows[0].pending;
+}
+
 /** Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. */
 export async function markEventsDone(
   em: EntityManager,
