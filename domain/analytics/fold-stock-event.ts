@@ -8,7 +8,7 @@ import { writeRollups } from './write-rollups.js';
 import { executeNative } from './native-sql.js';
 
 /** Events per fold transaction (an item's events may be split across batches; they stay in id order). */
-export const FOLD_BATCH = 1000;
+const FOLD_BATCH = 1000;
 
 export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
   eventId: id,
@@ -39,8 +39,8 @@ export async function foldStockEvent(
   options: { batchSize?: number; onBatchError?: (error: unknown) => void } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? FOLD_BATCH;
-  const event = await pendingEvent(em, 'analytics', eventId);
-  if (!event && !(await hasPendingEvents(em, 'analytics'))) return 0;
+  // One look-up on the common path: the job's own event, if still pending, is among the pending ones.
+  if (!(await hasPendingEvents(em, 'analytics'))) return 0;
   let folded = 0;
   try {
     for (;;) {
@@ -51,6 +51,7 @@ export async function foldStockEvent(
   } catch (error) {
     options.onBatchError?.(error);
     // The bad event's own job reports it (below); this job's event was folded already.
+    const event = await pendingEvent(em, 'analytics', eventId);
     if (!event) return folded;
     // One event that cannot be folded must not stall every item: fold this job's item alone (its events
     // still in id order). If the bad event is this item's, this throws too and the job is retried, visibly.
