@@ -51,14 +51,24 @@ export async function addRunningCounts(em: EntityManager, daysJson: string): Pro
   );
 }
 
-/** Upsert of the (item, supplier) pair totals from day deltas in `param` (one statement, CTE-able). */
-export const pairTotalsUpsert = (param: string) => `
-  insert into analytics_item_supplier as t
-    (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
+const PAIR_COLUMNS = 'item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id';
+
+/** Pair totals aggregated from day rows of `source` (the consumer's deltas or the rebuilt item-day rows). */
+const pairTotals = (source: string) => `
   select item_id, supplier_key, min(day), max(day), sum(entries),
          (array_agg(item_name order by day desc, last_event_id desc))[1],
          (array_agg(last_event_id order by day desc, last_event_id desc))[1]
-  from ${deltas(param)} group by 1, 2 order by 1, 2
+  from ${source} group by 1, 2 order by 1, 2`;
+
+/** Supplier bucket sums of one supplier table, aggregated from day rows of `source`, in key order. */
+const bucketSums = ({ bucket }: (typeof SUPPLIER_TABLES)[number], source: string) => `
+  select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+  from ${source} group by 1, 2 order by 1, 2`;
+
+/** Upsert of the (item, supplier) pair totals from day deltas in `param` (one statement, CTE-able). */
+export const pairTotalsUpsert = (param: string) => `
+  insert into analytics_item_supplier as t (${PAIR_COLUMNS})
+  ${pairTotals(deltas(param))}
   on conflict (item_id, supplier_key) do update set
     first_day = least(t.first_day, excluded.first_day),
     last_day = greatest(t.last_day, excluded.last_day),
@@ -71,28 +81,23 @@ export const pairTotalsUpsert = (param: string) => `
 /** Upserts of the supplier day and month buckets from day deltas in `param` (CTE-able), in key order. */
 export const supplierBucketUpserts = (param: string): string[] =>
   SUPPLIER_TABLES.map(
-    ({ table, key, bucket }) => `
-      insert into ${table} as t (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
-      select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
-      from ${deltas(param)} group by 1, 2 order by 1, 2
-      on conflict (${key}, supplier_key) do update set
+    target => `
+      insert into ${target.table} as t (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      ${bucketSums(target, deltas(param))}
+      on conflict (${target.key}, supplier_key) do update set
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
 /** The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows. */
 export async function deriveActivityRollups(em: EntityManager): Promise<void> {
-  await em.execute(`
-    insert into analytics_item_supplier
-      (item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id)
-    select item_id, supplier_key, min(day), max(day), sum(entries),
-           (array_agg(item_name order by day desc, last_event_id desc))[1],
-           (array_agg(last_event_id order by day desc, last_event_id desc))[1]
-    from analytics_item_day group by 1, 2`);
-  for (const { table, key, bucket } of SUPPLIER_TABLES)
-    await em.execute(`
-      insert into ${table} (${key}, supplier_key, ${BUCKET_SUMS.join(', ')})
-      select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
-      from analytics_item_day group by 1, 2 order by 1, 2`);
+  await em.execute(
+    `insert into analytics_item_supplier (${PAIR_COLUMNS}) ${pairTotals('analytics_item_day')}`,
+  );
+  for (const target of SUPPLIER_TABLES)
+    await em.execute(
+      `insert into ${target.table} (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+       ${bucketSums(target, 'analytics_item_day')}`,
+    );
 }
 
 /** The running-count expression the rebuild computes while copying its staged item-day rows. */
