@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { supplierBuckets, type SqlPart } from './supplier-buckets.js';
+import type { SqlPart } from '../shared/sql.js';
+import { supplierBuckets } from './supplier-buckets.js';
 
 export interface MonthlyMovement {
   month: string;

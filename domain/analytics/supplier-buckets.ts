@@ -1,9 +1,5 @@
+import type { SqlPart } from '../shared/sql.js';
 import { addDays } from './date-params.js';
-
-export interface SqlPart {
-  sql: string;
-  params: unknown[];
-}
 
 /** First day of the month of `day` (yyyy-MM-dd). */
 const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
