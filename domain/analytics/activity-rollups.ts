@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeNative } from './native-sql.js';
 
 /**
  * The activity rollups that stay the same size however busy an item is (see the DashboardRollups migration):
@@ -22,34 +21,24 @@ export const BUCKET_SUMS = [
   'write_off_cost',
 ];
 
-const DELTA_COLUMNS = `item_id uuid, day date, supplier_key uuid, item_name varchar, entries int, qty_in bigint,
-  qty_out bigint, purchases_qty bigint, purchases_cost numeric, returns_in_qty bigint, returns_in_cost numeric,
-  cogs_qty bigint, cogs_cost numeric, write_off_qty bigint, write_off_cost numeric, last_event_id bigint`;
-
 const SUPPLIER_TABLES = [
   { table: 'analytics_supplier_day', key: 'day', bucket: 'day' },
   { table: 'analytics_supplier_month', key: 'month', bucket: "date_trunc('month', day)::date" },
 ];
 
-const deltas = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DELTA_COLUMNS})`;
-
 /**
- * Adds day deltas (JSON rows of `analytics_item_day` columns, already upserted there, a new row starting from
- * its pair's count before its day) to the running counts of every row of the pair from the delta's day on
- * (later days exist only when events arrive out of day order, so this touches the delta's own rows in practice).
+ * Adds day deltas (rows of `source` with `analytics_item_day` columns, already upserted there, a new row
+ * starting from its pair's count before its day) to the running counts of every row of the pair from the
+ * delta's day on (later days exist only when events arrive out of day order, so this touches the delta's own
+ * rows in practice).
  */
-export async function addRunningCounts(em: EntityManager, daysJson: string): Promise<void> {
-  await executeNative(
-    em,
-    `update analytics_item_day t set cum_entries = t.cum_entries + d.added
-     from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
-           from ${deltas('$1')}
-           join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day >= x.day
-           group by 1, 2, 3) d
-     where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`,
-    [daysJson],
-  );
-}
+export const runningCountsUpdate = (source: string) => `
+  update analytics_item_day t set cum_entries = t.cum_entries + d.added
+  from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
+        from ${source}
+        join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day >= x.day
+        group by 1, 2, 3) d
+  where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`;
 
 const PAIR_COLUMNS = 'item_id, supplier_key, first_day, last_day, entries, item_name, last_event_id';
 
@@ -65,10 +54,10 @@ const bucketSums = ({ bucket }: (typeof SUPPLIER_TABLES)[number], source: string
   select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
   from ${source} group by 1, 2 order by 1, 2`;
 
-/** Upsert of the (item, supplier) pair totals from day deltas in `param` (one statement, CTE-able). */
-export const pairTotalsUpsert = (param: string) => `
+/** Upsert of the (item, supplier) pair totals from the day deltas in `source` (one statement, CTE-able). */
+export const pairTotalsUpsert = (source: string) => `
   insert into analytics_item_supplier as t (${PAIR_COLUMNS})
-  ${pairTotals(deltas(param))}
+  ${pairTotals(source)}
   on conflict (item_id, supplier_key) do update set
     first_day = least(t.first_day, excluded.first_day),
     last_day = greatest(t.last_day, excluded.last_day),
@@ -78,12 +67,12 @@ export const pairTotalsUpsert = (param: string) => `
     last_event_id = case when (excluded.last_day, excluded.last_event_id) >= (t.last_day, t.last_event_id)
                     then excluded.last_event_id else t.last_event_id end`;
 
-/** Upserts of the supplier day and month buckets from day deltas in `param` (CTE-able), in key order. */
-export const supplierBucketUpserts = (param: string): string[] =>
+/** Upserts of the supplier day and month buckets from the day deltas in `source` (CTE-able), in key order. */
+export const supplierBucketUpserts = (source: string): string[] =>
   SUPPLIER_TABLES.map(
     target => `
       insert into ${target.table} as t (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
-      ${bucketSums(target, deltas(param))}
+      ${bucketSums(target, source)}
       on conflict (${target.key}, supplier_key) do update set
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatUnits } from './decimal.js';
 import { executeNative } from './native-sql.js';
 import {
-  addRunningCounts,
   BUCKET_SUMS,
   pairTotalsUpsert,
+  runningCountsUpdate,
   supplierBucketUpserts,
 } from './activity-rollups.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
@@ -70,6 +70,9 @@ export const DAY_COLUMNS = `item_id uuid, day date, supplier_key uuid, supplier_
   last_event_id bigint`;
 export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
 
+/** Day rows sent as a JSON parameter, read back as `x` with the columns of `analytics_item_day`. */
+const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DAY_COLUMNS})`;
+
 /**
  * Merges fold deltas into the rollup tables (sums add up; the "latest" fields follow the later event).
  * Works for the consumer's increments and for the rebuild's bulk inserts alike.
@@ -109,16 +112,16 @@ async function writeChunk(
     await executeNative(
       em,
       `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
-       select ${DAY_NAMES.join(', ')} from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})`,
+       select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
       [JSON.stringify(days)],
     );
-    await executeNative(em, `${ITEM_STATE_UPSERT('$1')}`, [JSON.stringify(items)]);
+    await executeNative(em, ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
     return;
   }
   if (days.length === 0) return;
   const daysJson = JSON.stringify(days);
   // The item's own rows first. A new day row starts from the pair's running count before its day (the
-  // statement's snapshot does not see its own inserts); addRunningCounts then adds every delta from its day on.
+  // statement's snapshot does not see its own inserts); runningCountsUpdate then adds every delta from its day on.
   await executeNative(
     em,
     `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
@@ -126,7 +129,7 @@ async function writeChunk(
             coalesce((select p.cum_entries from analytics_item_day p
                       where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
                       order by p.day desc limit 1), 0)
-     from jsonb_to_recordset($1::jsonb) as x(${DAY_COLUMNS})
+     from ${dayRows('$1')}
      on conflict (item_id, day, supplier_key) do update set
      ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
      ${LATEST.map(
@@ -135,14 +138,14 @@ async function writeChunk(
      ).join(', ')}`,
     [daysJson],
   );
-  await addRunningCounts(em, daysJson);
+  await executeNative(em, runningCountsUpdate(dayRows('$1')), [daysJson]);
   // Then everything else in ONE statement (one round trip).
   const statements = [
-    pairTotalsUpsert('$1'),
+    pairTotalsUpsert(dayRows('$1')),
     REASON_UPSERT('$2'),
     ITEM_STATE_UPSERT('$4'),
     USER_UPSERT('$3'),
-    ...supplierBucketUpserts('$1'),
+    ...supplierBucketUpserts(dayRows('$1')),
   ];
   await executeNative(em, `with ${statements.map((sql, i) => `w${i} as (${sql})`).join(', ')} select 1`, [
     daysJson,
