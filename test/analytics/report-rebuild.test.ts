@@ -15,6 +15,7 @@ import {
   settleConsumers,
 } from '../support/stock-events.js';
 import { waitFor } from '../support/wait-for.js';
+import { waitForItemConsumersDone } from '../support/settle.js';
 import { buildHistory, historyArb, type Built } from '../support/random-history.js';
 import { compareAll, probeArb } from '../support/analytics-compare.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
@@ -99,17 +100,7 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
     await recordStockChange(em, { itemId: item.id, change: 5, reason: 'INITIAL_STOCK', at: new Date() });
     await recordStockChange(em, { itemId: item.id, change: -4, reason: 'SALE', at: new Date() });
     // No enqueue at all: only the job-scheduled sweeper (every 2 s, SKIP LOCKED) can pick them up.
-    await waitFor(
-      async () => {
-        const [row] = await em.execute<{ n: string }[]>(
-          'select count(*) as n from outbox_event where aggregate_id = ? and (analytics_done_at is null or alerts_done_at is null)',
-          [item.id],
-        );
-        return Number(row.n) === 0;
-      },
-      20000,
-      'the sweeper',
-    );
+    await waitForItemConsumersDone(em, [item.id], 20000, 'the sweeper');
     const alerts = await em.execute<any[]>('select * from low_stock_alert where item_id = ?', [item.id]);
     expect(alerts).to.have.length(1);
     const [day] = await em.execute<any[]>(

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { testEnv } from '../support/test-env.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { waitFor } from '../support/wait-for.js';
+import { waitForItemConsumersDone } from '../support/settle.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 import { AnalyticsOracle } from '../support/analytics-oracle.js';
@@ -85,15 +86,9 @@ describe('Analytics and alerts survive kill -9 of the worker process', function 
         children.push(spawnWorker(env));
       }
     }
-    await waitFor(
-      async () => {
-        const [row] = await em.execute<{ n: string }[]>(
-          `select count(*) as n from outbox_event where aggregate_id in (${items.map(() => '?').join(',')})
-             and (analytics_done_at is null or alerts_done_at is null)`,
-          items.map(i => i.id),
-        );
-        return Number(row.n) === 0;
-      },
+    await waitForItemConsumersDone(
+      em,
+      items.map(i => i.id),
       60000,
       'the consumers after the kills',
     );

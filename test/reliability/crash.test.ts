@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { waitFor } from '../support/wait-for.js';
 import type { Services } from '../../config/services.js';
 import { api, testApp } from '../setup/hooks.js';
 import { apiClient, startTestApp, type ApiClient, type TestApp } from '../support/test-app.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { inLanes, newItem, newSupplier } from '../support/inventory.js';
-import { waitForHistorySettled } from '../support/settle.js';
+import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { TestRedis, WorkerProcess } from '../support/processes.js';
 import { freePort } from '../support/ports.js';
 import { assertChain } from '../support/history.js';
@@ -187,20 +186,7 @@ describe('Crash safety of the stock-history pipeline (R5, R7, R8)', function () 
         // count every event (5 creations with 1,000 each, then 300 x +1).
         const em = () => app.services.orm.em.fork();
         const ids = items.join(',');
-        await waitFor(
-          async () =>
-            Number(
-              (
-                await em().execute<{ n: string }[]>(
-                  `select count(*) as n from outbox_event where aggregate_id = any(string_to_array(?, ','))
-                   and (analytics_done_at is null or alerts_done_at is null)`,
-                  [ids],
-                )
-              )[0].n,
-            ) === 0,
-          20000,
-          'the analytics and alerts markers',
-        );
+        await waitForItemConsumersDone(em(), items, 20000, 'the analytics and alerts markers');
         const [rollup] = await em().execute<{ entries: string; net: string }[]>(
           `select sum(entries) as entries, sum(qty_in) - sum(qty_out) as net from analytics_item_day
            where item_id::text = any(string_to_array(?, ','))`,

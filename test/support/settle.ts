@@ -1,4 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../config/services.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * Waits until no outbox event is pending for the stock-history consumer (polls the database; never a fixed
@@ -15,4 +17,25 @@ export async function waitForHistorySettled(services: Services, timeoutMs = 1000
     if (Date.now() > deadline) throw new Error(`stock history not settled: ${pending} events pending`);
     await new Promise(resolve => setTimeout(resolve, delay));
   }
+}
+
+/** Waits until the analytics and low-stock consumers have set their markers on every event of these items. */
+export async function waitForItemConsumersDone(
+  em: EntityManager,
+  itemIds: string[],
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await em.execute<{ n: string }[]>(
+        `select count(*) as n from outbox_event where aggregate_id = any(string_to_array(?, ','))
+           and (analytics_done_at is null or alerts_done_at is null)`,
+        [itemIds.join(',')],
+      );
+      return Number(row.n) === 0;
+    },
+    timeoutMs,
+    what,
+  );
 }
