@@ -269,7 +269,7 @@ async function startProcess(
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     child.once('exit', code => reject(new Error(`${role.join(' ')} exited during start-up (${code})`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (seen === 'done') return;
       seen += chunk.toString();
       if (seen.includes(ready)) {
