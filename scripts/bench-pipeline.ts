@@ -37,7 +37,6 @@ interface LoadResult {
 async function benchEventPipeline(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const writeSeconds = Number(process.env.BENCH_WRITE_SECONDS ?? 15);
-  const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   await createDatabases(databaseUrl);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   await pool.query('drop schema if exists public cascade; create schema public;');
@@ -67,8 +66,14 @@ async function benchEventPipeline(): Promise<void> {
     const write = (rate?: number, seconds = writeSeconds) =>
       runLoad({ url: base, auth, itemIds, seconds, rate });
 
+    let mark = '0';
+    if (process.env.BENCH_LAG_RATE) {
+      await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
+      await stopProcess(web);
+      return;
+    }
     // 1 + 2: backlog at full speed, then one worker.
-    let mark = await maxEventId(pool);
+    mark = await maxEventId(pool);
     const full = await write();
     console.log(
       `max write rate of one web process: ${full.rate.toFixed(0)} changes/s (${full.failures} non-2xx)`,
@@ -88,36 +93,47 @@ async function benchEventPipeline(): Promise<void> {
       );
 
     // 4: lag at half the max write rate, one worker running.
-    const maxRate = Math.max(full.rate, full2.rate);
-    const worker = await startProcess(['--worker'], env, children);
-    mark = await maxEventId(pool);
-    const half = await write(Math.round(maxRate / 2), lagSeconds);
-    await waitDrained(pool);
-    const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
-      `select c.consumer, count(*) as n,
-              percentile_cont(0.5) within group (order by c.ms) as p50,
-              percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-         from outbox_event o,
-              lateral (values
-                ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
-                ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
-                ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
-        where o.id > $1 group by c.consumer order by c.consumer`,
-      [mark],
-    );
-    console.log(
-      `\nlag commit -> marker at ${half.rate.toFixed(0)} writes/s (half of ${maxRate.toFixed(0)}), one worker process:`,
-    );
-    for (const l of lags.rows)
-      console.log(
-        `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
-      );
-    await stopProcess(worker);
+    await lagRun(pool, write, Math.round(Math.max(full.rate, full2.rate) / 2), env, children);
     await stopProcess(web);
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     await pool.end();
   }
+}
+
+/** Commit -> marker lag per consumer while `rate` writes/s flow and one worker process runs. */
+async function lagRun(
+  pool: pg.Pool,
+  write: (rate?: number, seconds?: number) => Promise<LoadResult>,
+  rate: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<void> {
+  const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
+  const worker = await startProcess(['--worker'], env, children);
+  const mark = await maxEventId(pool);
+  const achieved = await write(rate, lagSeconds);
+  await waitDrained(pool);
+  const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
+    `select c.consumer, count(*) as n,
+            percentile_cont(0.5) within group (order by c.ms) as p50,
+            percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
+       from outbox_event o,
+            lateral (values
+              ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
+              ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
+              ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
+      where o.id > $1 group by c.consumer order by c.consumer`,
+    [mark],
+  );
+  console.log(
+    `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}), one worker process:`,
+  );
+  for (const l of lags.rows)
+    console.log(
+      `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+    );
+  await stopProcess(worker);
 }
 
 interface DrainRun {
@@ -259,7 +275,12 @@ async function startProcess(
   env: Record<string, string>,
   children: ChildProcess[],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', ...role], {
+  // BENCH_CPU_PROF=<dir> profiles the worker processes (node --cpu-prof) for a look at where their time goes.
+  const profile =
+    process.env.BENCH_CPU_PROF && role.includes('--worker')
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+      : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/start-all.ts', ...role], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboxConsumer } from './consumers.js';
-import { lockRebuildShared } from '../analytics/locks.js';
+import { lockRebuildShared, REBUILD_LOCK_SHARED } from '../analytics/locks.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -59,8 +59,7 @@ export async function drainConsumer(
     const taken: { part: number | null } = { part: null };
     try {
       const n = await em.transactional(async tx => {
-        if (options.rebuildShared) await lockRebuildShared(tx);
-        taken.part = await takePendingPartition(tx, consumer, poisoned);
+        taken.part = await takePendingPartition(tx, consumer, poisoned, options.rebuildShared === true);
         return taken.part === null ? null : apply(tx, taken.part, batchSize);
       });
       if (n === null) return result;
@@ -79,16 +78,19 @@ export async function drainConsumer(
 /**
  * A partition with pending events that this transaction could lock, or null. Starts at a random partition so
  * concurrent runs spread out; CASE makes PostgreSQL try the lock only on partitions that have pending events,
- * and LIMIT 1 stops at the first it gets (the lock is held until commit).
+ * and LIMIT 1 stops at the first it gets (the lock is held until commit). With `rebuildShared` the same
+ * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
  */
 async function takePendingPartition(
   tx: EntityManager,
   consumer: OutboxConsumer,
   exclude: number[],
+  rebuildShared: boolean,
 ): Promise<number | null> {
   const rows = await tx.execute<{ part: number }[]>(
-    `select p.part from (select (g + ?) % ${OUTBOX_PARTITIONS} as part
-                           from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
+    `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
+     select p.part from r, (select (g + ?) % ${OUTBOX_PARTITIONS} as part
+                              from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
       where p.part <> all(?::int[])
         and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
                  then pg_try_advisory_xact_lock(?, p.part) else false end
