@@ -142,6 +142,8 @@ interface DrainRun {
   seconds: Record<string, number>;
   peakRssMb: number;
   lockWaitShare: number;
+  /** The statements seen waiting on a lock most often (samples). */
+  lockWaits: [string, number][];
 }
 
 function report(label: string, run: DrainRun, writeRate: number): void {
@@ -154,6 +156,8 @@ function report(label: string, run: DrainRun, writeRate: number): void {
       `  ${consumer.name.padEnd(17)} ${run.rates[consumer.name].toFixed(0).padStart(7)} events/s ` +
         `(${run.seconds[consumer.name].toFixed(2)} s)   ${(run.rates[consumer.name] / writeRate).toFixed(1)}x the max write rate`,
     );
+  for (const [statement, samples] of run.lockWaits)
+    console.log(`  waiting on a lock (${samples} samples): ${statement}`);
 }
 
 /**
@@ -217,6 +221,7 @@ async function drain(
     seconds,
     peakRssMb,
     lockWaitShare: active === 0 ? 0 : waiting / active,
+    lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 4),
   };
 }
 
