@@ -178,19 +178,23 @@ async function drain(
   let peakRssMb = 0;
   let waiting = 0;
   let active = 0;
+  const waitsBy = new Map<string, number>();
   const sampler = setInterval(() => {
     peakRssMb = Math.max(
       peakRssMb,
       started.reduce((sum, child) => sum + rssMb(child.pid!), 0),
     );
     void pool
-      .query<{ waiting: string; active: string }>(
-        `select count(*) filter (where wait_event_type = 'Lock') as waiting, count(*) as active
+      .query<{ lock: boolean; statement: string }>(
+        `select wait_event_type = 'Lock' as lock, left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as statement
            from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
       )
       .then(({ rows }) => {
-        waiting += Number(rows[0].waiting);
-        active += Number(rows[0].active);
+        active += rows.length;
+        for (const r of rows.filter(row => row.lock)) {
+          waiting += 1;
+          waitsBy.set(r.statement, (waitsBy.get(r.statement) ?? 0) + 1);
+        }
       })
       .catch(() => undefined);
   }, 50);
