@@ -3,8 +3,12 @@ import type { Config } from '../../config/env.js';
 import type { RouteDefinition } from './route-definition.js';
 import { authorize } from '../middleware/authorize.js';
 import { validateInput } from '../middleware/validate.js';
+import type { ValidatedInput } from '../request-context.js';
 
-/** Mounts each route as: error style -> authorize -> validate -> handler. */
+/**
+ * Mounts each route as: error style -> authorize -> validate -> handler. A route whose resource must exist
+ * validates its path params, answers 404 for a missing resource, and only then validates query and body.
+ */
 export function mountRoutes(app: Express, routes: RouteDefinition[], config: Config): void {
   for (const route of routes) {
     const style = (req: Request, _res: Response, next: NextFunction) => {
@@ -14,6 +18,19 @@ export function mountRoutes(app: Express, routes: RouteDefinition[], config: Con
     const run = async (req: Request, res: Response) => {
       await route.handler(req, res, res.locals.input);
     };
-    app[route.method](route.path, style, authorize(route, config), validateInput(route), run);
+    const validate = route.mustExist
+      ? [
+          validateInput(route, ['params']),
+          mustExist(route.mustExist),
+          validateInput(route, ['query', 'body']),
+        ]
+      : [validateInput(route)];
+    app[route.method](route.path, style, authorize(route, config), ...validate, run);
   }
+}
+
+function mustExist(check: NonNullable<RouteDefinition['mustExist']>) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    check(req.em, (res.locals.input as ValidatedInput).params).then(() => next(), next);
+  };
 }
