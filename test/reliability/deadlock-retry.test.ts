@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import pg from 'pg';
+import request from 'supertest';
+import { createLogger } from '../../config/logger.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { loadConfig } from '../../config/env.js';
+import { startServer } from '../../api/server.js';
 import { api, testApp } from '../setup/hooks.js';
-import { TEST_DATABASE_URL } from '../support/test-env.js';
+import { TEST_DATABASE_URL, testEnv } from '../support/test-env.js';
 import { waitFor } from '../support/wait-for.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
@@ -186,30 +191,44 @@ describe('Deadlocks and serialization failures (R10)', function () {
       )[0].n,
     );
 
-  it('When a stock batch deadlocks with a transaction locking in the opposite order, then it is retried: 200 and both rows set', async () => {
-    const [a, b] = [await createProduct(admin), await createProduct(admin)];
-    const before = await deadlocks();
-    const res = await collide(
-      ['select 1 from product where id = $1 for update', [b.id]],
-      ['select 1 from product where id = $1 for update', [a.id]],
-      () =>
-        api()
-          .put('/api/products/stock/batch')
-          .set('Authorization', user.auth)
-          .send({
-            updates: [
-              { productId: a.id, quantity: 7 },
-              { productId: b.id, quantity: 8 },
-            ],
-          }),
-    );
-    expect(await deadlocks()).to.be.greaterThan(before);
-    expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    const rows = await sql<{ quantity: number }>(
-      'select quantity from product where id = any(?::bigint[]) order by id',
-      [`{${a.id},${b.id}}`],
-    );
-    expect(rows.map(r => r.quantity)).to.deep.equal([7, 8]);
+  it('When a stock batch deadlocks with a transaction locking in the opposite order, then it is retried (and the retry logged): 200 and both rows set', async () => {
+    // Its own server with a capturing logger, so the retry's log line can be read.
+    const lines: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void lines.push(line) });
+    const services = await openServices(loadConfig(testEnv({ LOG_LEVEL: 'warn' })), logger);
+    const server = await startServer(services, 0);
+    try {
+      const [a, b] = [await createProduct(admin), await createProduct(admin)];
+      const before = await deadlocks();
+      const res = await collide(
+        ['select 1 from product where id = $1 for update', [b.id]],
+        ['select 1 from product where id = $1 for update', [a.id]],
+        () =>
+          request(server.server)
+            .put('/api/products/stock/batch')
+            .set('Authorization', user.auth)
+            .send({
+              updates: [
+                { productId: a.id, quantity: 7 },
+                { productId: b.id, quantity: 8 },
+              ],
+            }),
+      );
+      expect(await deadlocks()).to.be.greaterThan(before);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const rows = await sql<{ quantity: number }>(
+        'select quantity from product where id = any(?::bigint[]) order by id',
+        [`{${a.id},${b.id}}`],
+      );
+      expect(rows.map(r => r.quantity)).to.deep.equal([7, 8]);
+      const retries = lines
+        .map(line => JSON.parse(line) as { msg: string; attempt?: number; sqlState?: string })
+        .filter(l => l.msg.startsWith('transaction conflict'));
+      expect(retries.map(r => [r.attempt, r.sqlState])).to.deep.equal([[1, '40P01']]);
+    } finally {
+      await server.stop();
+      await closeServices(services);
+    }
   });
 
   it('When a bulk delete deadlocks, then it is retried: 204 and both rows gone', async () => {
