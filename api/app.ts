@@ -4,6 +4,7 @@ import cors from 'cors';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { Services } from '../config/services.js';
+import { redactUrl } from '../config/redact-url.js';
 import { correlationId } from './middleware/correlation-id.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
@@ -49,7 +50,7 @@ export function createApp(services: Services): BuiltApp {
       serializers: {
         req: (req: { method: string; url: string; id: string }) => ({
           method: req.method,
-          url: req.url,
+          url: redactUrl(req.url),
           id: req.id,
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

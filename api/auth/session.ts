@@ -40,9 +40,9 @@ export function sessionMiddleware(config: Config, redis: Redis): RequestHandler 
   const localHttp = config.nodeEnv === 'development' && isLoopbackHttp(config.publicUrl);
   return (req: Request, res: Response, next: NextFunction) => {
     // Development on http://localhost: browsers accept Secure cookies from loopback origins, but
-    // express-session only sends them over https. Mark loopback requests as https so `npm start` works.
-    if (localHttp && !req.headers['x-forwarded-proto'] && isLoopbackAddress(req.socket.remoteAddress))
-      req.headers['x-forwarded-proto'] = 'https';
+    // express-session only sends them over https. Count every request as https for the session cookie,
+    // whatever a local reverse proxy says in X-Forwarded-Proto (nginx sends `http` on a plain-http setup).
+    if (localHttp) req.headers['x-forwarded-proto'] = 'https';
     handler(req, res, (error?: unknown) =>
       next(error ? new ServiceUnavailableError('error.session.unavailable', { cause: error }) : undefined),
     );
@@ -55,6 +55,3 @@ function isLoopbackHttp(publicUrl: string): boolean {
   const url = new URL(publicUrl);
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
-
-const isLoopbackAddress = (address: string | undefined) =>
-  address === '::1' || address === '::ffff:127.0.0.1' || (address?.startsWith('127.') ?? false);

@@ -22,12 +22,17 @@ function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError
   return { field, messageKey, params };
 }
 
-/** Validates params, query and body against the route's joi schemas; the result is the handler's input. */
-export function validateInput(route: RouteDefinition) {
+type InputPart = 'params' | 'query' | 'body';
+
+/**
+ * Validates the given parts of the request (default all three) against the route's joi schemas; the result,
+ * merged into what an earlier call validated, is the handler's input.
+ */
+export function validateInput(route: RouteDefinition, parts: InputPart[] = ['params', 'query', 'body']) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const input: ValidatedInput = { params: {}, query: {}, body: undefined };
+    const input: ValidatedInput = res.locals.input ?? { params: {}, query: {}, body: undefined };
     const errors: FieldError[] = [];
-    for (const part of ['params', 'query', 'body'] as const) {
+    for (const part of parts) {
       const schema = route.request?.[part];
       const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (!schema) {

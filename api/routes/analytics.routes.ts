@@ -96,7 +96,7 @@ const financial = Joi.object({
 const ok = (description: string, schema: Joi.Schema) => ({ 200: { description, schema } });
 const TAG = 'Analytics';
 
-/** N1..N11 and X1..X3 of the contract. Reads are for any signed-in user and public in demo mode, except N8 and X2/X3. */
+/** N1..N11 and X1..X3 of the contract. Reads are for any signed-in user and public in demo mode (X2/X3 stay ADMIN-only for signed-in callers), except N8. */
 export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
   defineRoutes([
     {
@@ -310,9 +310,10 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/by-employee',
-      summary: 'Changes per user and period (X2, ADMIN); default the last 30 days',
+      summary: 'Changes per user and period (X2, ADMIN; anonymous in demo mode); default the last 30 days',
       tag: TAG,
       access: 'admin',
+      demoRead: true,
       request: { query: s.byEmployeeQuery },
       responses: ok(
         'Per period and user',
@@ -338,9 +339,10 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/employee-changes',
-      summary: "A user's changes as a Spring-style page (X3, ADMIN)",
+      summary: "A user's changes as a Spring-style page (X3, ADMIN; anonymous in demo mode)",
       tag: TAG,
       access: 'admin',
+      demoRead: true,
       request: { query: s.employeeChangesQuery },
       responses: ok('Page of changes', springPageOf(stockUpdate)),
       handler: async (req, res, { query }) => {

@@ -69,8 +69,12 @@ export function timeRange(
 ): { from: Date; to: Date; toInclusive: boolean } {
   const upper = end ? parseDateParam(end) : { at: now, dateOnly: false };
   const from = start ? parseDateParam(start).at : new Date(now.getTime() - 30 * DAY_MS);
-  checkOrder(from, upper.at, names);
-  return upper.dateOnly
-    ? { from, to: new Date(upper.at.getTime() + DAY_MS), toInclusive: false }
-    : { from, to: upper.at, toInclusive: true };
+  if (!upper.dateOnly) {
+    checkOrder(from, upper.at, names);
+    return { from, to: upper.at, toInclusive: true };
+  }
+  // A start anywhere within the day of a date-only end is on or before it.
+  const to = new Date(upper.at.getTime() + DAY_MS);
+  if (from >= to) checkOrder(from, upper.at, names);
+  return { from, to, toInclusive: false };
 }
