@@ -22,7 +22,7 @@ function fromHttpError(error: unknown): AppError | undefined {
 }
 
 /** Product-service paths answer errors in the product envelope, from body parsing on. */
-const PRODUCT_PATHS = /^\/api\/(products(\/|$)|auth\/login$)/;
+export const PRODUCT_PATHS = /^\/api\/(products(\/|$)|auth\/login$)/;
 
 export function errorStyle(req: Request, _res: Response, next: NextFunction): void {
   req.errorStyle = PRODUCT_PATHS.test(req.path) ? 'product' : 'central';

@@ -70,13 +70,13 @@ describe("Node's HTTP parser errors answer in the central error body", () => {
     ],
     [
       'Content-Length together with Transfer-Encoding: chunked',
-      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'POST /api/suppliers HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
       400,
       'error.http.malformed',
     ],
     [
       'a malformed chunk size',
-      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      'POST /api/suppliers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
       400,
       'error.http.malformed',
     ],
@@ -98,9 +98,24 @@ describe("Node's HTTP parser errors answer in the central error body", () => {
 
   it('When a request names an unsupported expectation, then 417 with the documented JSON body', async () => {
     const answer = await exchange(
-      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      'POST /api/suppliers HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
-    expectCentralBody(answer, 417, 'error.expectation.failed', '/api/auth/login');
+    expectCentralBody(answer, 417, 'error.expectation.failed', '/api/suppliers');
+  });
+
+  it('When a product-API request is broken, then the answer is the product error envelope', async () => {
+    for (const request of [
+      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n',
+      'GET /api/products/search?q=x HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n',
+    ]) {
+      const answer = await exchange(request);
+      expect(answer.status).to.equal(400);
+      const body = JSON.parse(answer.body) as Record<string, unknown>;
+      expect(body).to.include({ success: false, data: null, status: 400, error: 'bad_request' });
+      expect(body.message).to.equal('The request could not be read as HTTP');
+      expect(body.correlationId).to.match(CORRELATION);
+      expect(body.path).to.equal(/^[A-Z]+ ([^\s?]+)/.exec(request)![1]);
+    }
   });
 
   it('When a broken request follows a good one on a keep-alive connection, then the good answer stays intact', async () => {
