@@ -80,7 +80,12 @@ export function answerParserErrors(server: Server, i18n: i18n): void {
     setTimeout(() => socket.destroy(), 2000).unref();
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = errorBodyFor(i18n, 417, 'error.expectation.failed', (req.url ?? '').split('?')[0].slice(0, 200));
+    const body = errorBodyFor(
+      i18n,
+      417,
+      'error.expectation.failed',
+      (req.url ?? '').split('?')[0].slice(0, 200),
+    );
     const json = JSON.stringify(body);
     res.writeHead(417, {
       'Content-Type': 'application/json; charset=utf-8',

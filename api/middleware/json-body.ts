@@ -69,7 +69,8 @@ export function jsonBody(): RequestHandler {
   return express.json({
     limit: MAX_JSON_BYTES,
     verify: (_req: IncomingMessage, _res, buffer: Buffer, encoding: string) => {
-      if (exceedsJsonDepth(utf8Bytes(buffer, encoding), MAX_JSON_DEPTH)) throw new BodyRefused('entity.too.deep');
+      if (exceedsJsonDepth(utf8Bytes(buffer, encoding), MAX_JSON_DEPTH))
+        throw new BodyRefused('entity.too.deep');
     },
   });
 }

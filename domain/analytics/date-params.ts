@@ -48,7 +48,9 @@ function checkOrder(first: string | Date, second: string | Date, names: [string,
 
 /** Days in an inclusive range of UTC days. */
 export const daysIn = (range: { start: string; end: string }): number =>
-  Math.round((Date.parse(`${range.end}T00:00:00.000Z`) - Date.parse(`${range.start}T00:00:00.000Z`)) / DAY_MS) + 1;
+  Math.round(
+    (Date.parse(`${range.end}T00:00:00.000Z`) - Date.parse(`${range.start}T00:00:00.000Z`)) / DAY_MS,
+  ) + 1;
 
 /**
  * An inclusive range of UTC days; `<start> must be on or before <end>` when inverted, and at most `maxDays`

@@ -187,7 +187,13 @@ function plausible(schema: Schema | undefined, ids: Ids): fc.Arbitrary<Json> {
     case 'string':
       if (schema.format === 'uuid') return fc.constantFrom(...ids.uuids, randomUUID());
       if (schema.format === 'date-time' || schema.maxLength === 40)
-        return fc.constantFrom('2026-01-01', '2025-06-30T12:00:00Z', '1900-01-01', '9999-12-30', '2026-11-23');
+        return fc.constantFrom(
+          '2026-01-01',
+          '2025-06-30T12:00:00Z',
+          '1900-01-01',
+          '9999-12-30',
+          '2026-11-23',
+        );
       return fc.oneof(
         fc.string({ minLength: 1, maxLength: 20 }),
         fc.constantFrom(...ids.uuids, ...ids.products),
@@ -286,16 +292,19 @@ function planFor(opIndex: number, op: Operation, ids: Ids): fc.Arbitrary<Plan> {
     {
       weight: 6,
       arbitrary: queryParams.length
-        ? fc
-            .constantFrom(...queryParams)
-            .chain(p =>
-              fc
-                .oneof(
-                  { weight: 2, arbitrary: plausible(p.schema, ids).map(v => String(v)) },
-                  { weight: 1, arbitrary: nastyText },
-                )
-                .map(v => [p.name, v] as [string, string]),
-            )
+        ? fc.constantFrom(...queryParams).chain(p =>
+            fc
+              .oneof(
+                {
+                  weight: 2,
+                  arbitrary: plausible(p.schema, ids).map(v =>
+                    typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v),
+                  ),
+                },
+                { weight: 1, arbitrary: nastyText },
+              )
+              .map(v => [p.name, v] as [string, string]),
+          )
         : fc.constant(['lang', 'de'] as [string, string]),
     },
     {
@@ -327,8 +336,8 @@ function planFor(opIndex: number, op: Operation, ids: Ids): fc.Arbitrary<Plan> {
         'badUtf8',
         'malformed',
       ),
-      notObject: fc.oneof(nastyJson, fc.constant([{}]), fc.constant('just a string')),
-      bodyValue: op.body ? objectOf(op.body, ids, isWrite(op)) : fc.constant({} as Json),
+      notObject: fc.oneof(nastyJson, fc.constant<Json>([{}]), fc.constant<Json>('just a string')),
+      bodyValue: op.body ? objectOf(op.body, ids, isWrite(op)) : fc.constant({}),
       contentType: fc.oneof(
         { weight: 12, arbitrary: fc.constant('application/json') },
         {
@@ -384,9 +393,15 @@ function planFor(opIndex: number, op: Operation, ids: Ids): fc.Arbitrary<Plan> {
     })
     .chain(r => {
       const writeNeedsPoison = isWrite(op) && r.realIds && pathParams.length > 0;
-      const parserPoison = ['deep', 'deepField', 'huge', 'badUtf8', 'malformed', 'notObject', 'none'].includes(
-        r.bodyShape,
-      );
+      const parserPoison = [
+        'deep',
+        'deepField',
+        'huge',
+        'badUtf8',
+        'malformed',
+        'notObject',
+        'none',
+      ].includes(r.bodyShape);
       // Real ids on a write only when the body (poisoned by objectOf) or a required parameter refuses it.
       const poisonWith: 'body' | 'query' | undefined = !writeNeedsPoison
         ? undefined
@@ -396,38 +411,36 @@ function planFor(opIndex: number, op: Operation, ids: Ids): fc.Arbitrary<Plan> {
             ? 'query'
             : undefined;
       const realIds = r.realIds && (!isWrite(op) || poisonWith !== undefined);
-      return fc
-        .tuple(...pathParams.map(p => pathValue(p.name, p.schema, ids, realIds)))
-        .map(pathValues => {
-          const query = [...r.query];
-          if (r.repeatKey && query.length > 0) query.push([query[0][0], query[0][1]]);
-          if (poisonWith === 'query') {
-            const p = poisonableQuery[r.poisonQuery % poisonableQuery.length];
-            query.push([p.name, poisonedQueryValue(p.schema)!]);
-          }
-          // A write with a body that no parser poison protects keeps its poisoned object shape.
-          const shape =
-            isWrite(op) && op.body && !parserPoison && r.bodyShape !== 'proto' ? 'object' : r.bodyShape;
-          const plan: Plan = {
-            op: opIndex,
-            actor: r.actor,
-            pathValues,
-            query,
-            headers: r.headers,
-            contentType: r.contentType,
-            brokenHeader: r.broken,
-          };
-          const sendsBody = !!op.body || r.bodyShape === 'deep' || r.bodyShape === 'huge';
-          if (!sendsBody || shape === 'none') return plan;
-          if (shape === 'object' || shape === 'proto')
-            plan.body = { kind: 'json', value: r.bodyValue, protoKey: shape === 'proto' };
-          else if (shape === 'notObject') plan.body = { kind: 'json', value: r.notObject, protoKey: false };
-          else if (shape === 'malformed') plan.body = { kind: 'raw', text: '{"name": "x", ' };
-          else plan.bodyBytes = shape as Plan['bodyBytes'];
-          // A body of the wrong content type is never parsed: only safe where the route requires a body.
-          if (isWrite(op) && !op.body) plan.contentType = 'application/json';
-          return plan;
-        });
+      return fc.tuple(...pathParams.map(p => pathValue(p.name, p.schema, ids, realIds))).map(pathValues => {
+        const query = [...r.query];
+        if (r.repeatKey && query.length > 0) query.push([query[0][0], query[0][1]]);
+        if (poisonWith === 'query') {
+          const p = poisonableQuery[r.poisonQuery % poisonableQuery.length];
+          query.push([p.name, poisonedQueryValue(p.schema)!]);
+        }
+        // A write with a body that no parser poison protects keeps its poisoned object shape.
+        const shape =
+          isWrite(op) && op.body && !parserPoison && r.bodyShape !== 'proto' ? 'object' : r.bodyShape;
+        const plan: Plan = {
+          op: opIndex,
+          actor: r.actor,
+          pathValues,
+          query,
+          headers: r.headers,
+          contentType: r.contentType,
+          brokenHeader: r.broken,
+        };
+        const sendsBody = !!op.body || r.bodyShape === 'deep' || r.bodyShape === 'huge';
+        if (!sendsBody || shape === 'none') return plan;
+        if (shape === 'object' || shape === 'proto')
+          plan.body = { kind: 'json', value: r.bodyValue, protoKey: shape === 'proto' };
+        else if (shape === 'notObject') plan.body = { kind: 'json', value: r.notObject, protoKey: false };
+        else if (shape === 'malformed') plan.body = { kind: 'raw', text: '{"name": "x", ' };
+        else plan.bodyBytes = shape;
+        // A body of the wrong content type is never parsed: only safe where the route requires a body.
+        if (isWrite(op) && !op.body) plan.contentType = 'application/json';
+        return plan;
+      });
     });
 }
 
@@ -448,10 +461,16 @@ function bodyBytes(plan: Plan): Buffer | undefined {
     case 'huge':
       return Buffer.from(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
     case 'badUtf8':
-      return Buffer.concat([Buffer.from('{"name": "bad '), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+      return Buffer.concat([
+        Buffer.from('{"name": "bad '),
+        Buffer.from([0xc3, 0x28, 0xff]),
+        Buffer.from('"}'),
+      ]);
     default:
       if (!plan.body) return undefined;
-      return Buffer.from(plan.body.kind === 'raw' ? plan.body.text : jsonText(plan.body.value, plan.body.protoKey));
+      return Buffer.from(
+        plan.body.kind === 'raw' ? plan.body.text : jsonText(plan.body.value, plan.body.protoKey),
+      );
   }
 }
 
@@ -495,7 +514,10 @@ function send(
     req.setTimeout(DEADLINE_MS, () => req.destroy(new Error(`no answer within ${DEADLINE_MS} ms`)));
     req.on('error', error => {
       // A server may refuse a huge body and close before reading it all (413 is already on the wire).
-      if ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET')
+      if (
+        (error as NodeJS.ErrnoException).code === 'EPIPE' ||
+        (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+      )
         resolve({ method, url, status: -1, headers: {}, text: '', ms: Date.now() - started });
       else reject(error);
     });
@@ -623,7 +645,9 @@ describe('S12: fuzz over every operation of the OpenAPI document', function () {
         path = path.replace(`{${name}}`, plan.pathValues[k] ?? 'google');
       });
       const search = plan.query
-        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%25(?=[0-9A-F]{2})/g, '%')}`)
+        .map(
+          ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%25(?=[0-9A-F]{2})/g, '%')}`,
+        )
         .join('&');
       const url = search ? `${path}?${search}` : path;
       const label = `#${i} ${op.method.toUpperCase()} ${url.slice(0, 200)} as ${plan.actor}`;
@@ -640,10 +664,14 @@ describe('S12: fuzz over every operation of the OpenAPI document', function () {
           if (body) headers['Content-Type'] = plan.contentType ?? 'application/json';
           res = await send(agent, port, op.method, url, headers, body);
         }
-        perOperation.set(`${op.method} ${op.template}`, (perOperation.get(`${op.method} ${op.template}`) ?? 0) + 1);
+        perOperation.set(
+          `${op.method} ${op.template}`,
+          (perOperation.get(`${op.method} ${op.template}`) ?? 0) + 1,
+        );
         slowest = Math.max(slowest, res.ms);
         if (res.status === -1) return; // refused mid-upload (huge body); the server stayed up
-        if (res.status >= 500 || res.status < 100) failures.push(`${label}: status ${res.status} ${res.text.slice(0, 300)}`);
+        if (res.status >= 500 || res.status < 100)
+          failures.push(`${label}: status ${res.status} ${res.text.slice(0, 300)}`);
         if (res.ms > DEADLINE_MS) failures.push(`${label}: answered after ${res.ms} ms`);
         if (res.status >= 400) {
           let body: Record<string, unknown>;
@@ -662,7 +690,12 @@ describe('S12: fuzz over every operation of the OpenAPI document', function () {
           if (/\bselect\b|\bstack\b|\.ts:\d|node_modules/i.test(res.text))
             failures.push(`${label}: internals leak: ${res.text.slice(0, 200)}`);
         }
-        if (!plan.brokenHeader && op.parameters !== undefined && !op.template.startsWith('/oauth2') && !op.template.startsWith('/login/')) {
+        if (
+          !plan.brokenHeader &&
+          op.parameters !== undefined &&
+          !op.template.startsWith('/oauth2') &&
+          !op.template.startsWith('/login/')
+        ) {
           let parsed: unknown = undefined;
           try {
             parsed = res.text ? JSON.parse(res.text) : undefined;

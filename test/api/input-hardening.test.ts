@@ -10,7 +10,11 @@ const nested = (levels: number, inner = '1') => '['.repeat(levels) + inner + ']'
 
 /** The central error body (inventory routes) with its message key. */
 function expectCentral(body: Record<string, any>, status: number, messageKey: string): void {
-  expect(body).to.include({ error: status === 422 ? 'unprocessable_entity' : 'bad_request', status, messageKey });
+  expect(body).to.include({
+    error: status === 422 ? 'unprocessable_entity' : 'bad_request',
+    status,
+    messageKey,
+  });
   expect(body.correlationId).to.match(CORRELATION);
   expect(body.message).to.be.a('string').and.not.equal(messageKey);
 }
@@ -303,7 +307,13 @@ describe('Input hardening (issue 13: what a fuzz and security probe found)', () 
 
     it('When adjust quantity gets a lenient delta or expectedQuantity, then 400 and nothing changes', async () => {
       const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
-      for (const query of ['delta=1e1', 'delta=5.', 'delta=%205', 'delta=-0', 'delta=1&expectedQuantity=1e1']) {
+      for (const query of [
+        'delta=1e1',
+        'delta=5.',
+        'delta=%205',
+        'delta=-0',
+        'delta=1&expectedQuantity=1e1',
+      ]) {
         const res = await api()
           .patch(`/api/inventory/${item.id}/quantity?${query}&reason=RESTOCK`)
           .set('Authorization', user.auth);
