@@ -3,7 +3,7 @@ import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import * as s from '../../domain/analytics/analytics.schemas.js';
 import { dayRange, dayRangeOrDefault, timeRange } from '../../domain/analytics/date-params.js';
-import { stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
+import { MAX_STOCK_VALUE_DAYS, stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
 import { stockPerSupplier } from '../../domain/analytics/stock-per-supplier.js';
 import { lowStockCount } from '../../domain/analytics/low-stock-count.js';
 import { itemUpdateFrequency } from '../../domain/analytics/item-update-frequency.js';
@@ -115,7 +115,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
         res.json(
           await stockValueOverTime(
             req.em,
-            dayRange(query.start, query.end, ['start', 'end']),
+            dayRange(query.start, query.end, ['start', 'end'], MAX_STOCK_VALUE_DAYS),
             query.supplierId ?? null,
           ),
         ),
