@@ -13,6 +13,12 @@ export interface OutboxConsumer {
   jobName: string;
   /** Advisory-lock namespace of its partitions (one process at a time applies a partition). */
   lockNamespace: number;
+  /**
+   * Where its runs start looking for pending partitions. The consumers start a third of the partitions apart,
+   * so while they drain the same backlog they mostly mark different outbox rows instead of waiting on each
+   * other's row locks.
+   */
+  firstPartition: number;
 }
 
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
@@ -21,6 +27,7 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   queue: 'stock-history',
   jobName: 'stock.changed',
   lockNamespace: 740010,
+  firstPartition: 0,
 };
 
 /** Folds stock events into the analytics rollups (domain/analytics/fold-pending-events.ts). */
@@ -30,6 +37,7 @@ export const ANALYTICS_CONSUMER: OutboxConsumer = {
   queue: 'analytics',
   jobName: 'fold',
   lockNamespace: 740011,
+  firstPartition: 5,
 };
 
 /** Opens and closes low-stock alerts and their webhook deliveries (domain/alerts/evaluate-low-stock.ts). */
@@ -39,6 +47,7 @@ export const ALERTS_CONSUMER: OutboxConsumer = {
   queue: 'low-stock-alerts',
   jobName: 'evaluate',
   lockNamespace: 740012,
+  firstPartition: 11,
 };
 
 /** Every consumer: the API rings each one's doorbell after commit, the sweeper each one still pending. */

@@ -72,8 +72,9 @@ export async function drainConsumer(
 }
 
 /**
- * A partition with pending events that this transaction could lock, or null. Starts at a random partition so
- * concurrent runs spread out; CASE makes PostgreSQL try the lock only on partitions that have pending events,
+ * A partition with pending events that this transaction could lock, or null. Starts at the consumer's first
+ * partition (concurrent runs of one consumer skip each other's locked partitions, so they spread out by
+ * themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
  * and LIMIT 1 stops at the first it gets (the lock is held until commit). With `rebuildShared` the same
  * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
  */
@@ -91,7 +92,7 @@ async function takePendingPartition(
         and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
                  then pg_try_advisory_xact_lock($3::int, p.part) else false end
       limit 1`,
-    [Math.floor(Math.random() * OUTBOX_PARTITIONS), exclude, consumer.lockNamespace],
+    [consumer.firstPartition, exclude, consumer.lockNamespace],
   );
   return rows.length === 0 ? null : Number(rows[0].part);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
@@ -5,6 +6,20 @@ import type pg from 'pg';
 export type SqlRun = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
 const pools = new WeakMap<object, Promise<pg.Pool>>();
+const names = new Map<string, string>();
+
+/**
+ * A statement's name for PostgreSQL's prepared-statement cache, derived from its text: each connection parses
+ * and plans a consumer's statements once instead of every batch (the analytics fold's writes are long CTEs).
+ */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `sr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
+}
 
 /** The ORM's own `pg` pool (same connections, same type parsers). */
 export function nativePool(em: EntityManager): Promise<pg.Pool> {
@@ -30,7 +45,8 @@ export async function nativeTransaction<T>(em: EntityManager, work: (sql: SqlRun
   try {
     await client.query('begin');
     const result = await work(
-      async <R>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as R[],
+      async <R>(text: string, values: unknown[] = []) =>
+        (await client.query({ name: statementName(text), text, values })).rows as R[],
     );
     await client.query('commit');
     return result;
