@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { createDatabases } from './create-databases.js';
 import { runScript } from './run-script.js';
 import { loadConfig } from '../config/env.js';
@@ -133,7 +135,32 @@ async function lagRun(
     console.log(
       `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
     );
+  await printDoorbellJobs(env);
   await stopProcess(worker);
+}
+
+/** How the last doorbell jobs of each consumer spent their time: waiting in the queue, then running. */
+async function printDoorbellJobs(env: Record<string, string>): Promise<void> {
+  const connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
+    maxRetriesPerRequest: null,
+  });
+  try {
+    for (const consumer of OUTBOX_CONSUMERS) {
+      const queue = new Queue(consumer.queue, { connection, prefix: env.REDIS_PREFIX });
+      const jobs = (await queue.getJobs(['completed'], 0, 99)).filter(j => j.processedOn && j.finishedOn);
+      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+      const waits = jobs.map(j => j.processedOn! - j.timestamp);
+      const runs = jobs.map(j => j.finishedOn! - j.processedOn!);
+      const applied = jobs.map(j => Number((j.returnvalue as { applied?: number } | null)?.applied ?? 0));
+      console.log(
+        `  ${consumer.name.padEnd(17)} last ${jobs.length} doorbell jobs: wait p50 ${median(waits)} ms, run p50 ${median(runs)} ms, ` +
+          `events per run p50 ${median(applied)}`,
+      );
+      await queue.close();
+    }
+  } finally {
+    await connection.quit();
+  }
 }
 
 interface DrainRun {

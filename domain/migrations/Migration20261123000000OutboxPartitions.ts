@@ -12,6 +12,11 @@ export class Migration20261123000000OutboxPartitions extends Migration {
     this.addSql(
       'alter table outbox_event add column part smallint generated always as ((hashtext(aggregate_id) & 15)::smallint) stored',
     );
+    // Every event is updated once per consumer: vacuum the table early, so the pending indexes do not fill with
+    // entries of rows that are done.
+    this.addSql(
+      'alter table outbox_event set (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.02, autovacuum_vacuum_cost_delay = 0)',
+    );
     this.addSql('drop index if exists outbox_alerts_pending_item_idx');
     this.addSql('drop index if exists outbox_analytics_pending_item_idx');
     for (const marker of ['history', 'alerts', 'analytics']) {
@@ -34,5 +39,8 @@ export class Migration20261123000000OutboxPartitions extends Migration {
         `create index outbox_${marker}_pending_item_idx on outbox_event (aggregate_id, id) where ${marker}_done_at is null`,
       );
     this.addSql('alter table outbox_event drop column part');
+    this.addSql(
+      'alter table outbox_event reset (autovacuum_vacuum_scale_factor, autovacuum_vacuum_insert_scale_factor, autovacuum_vacuum_cost_delay)',
+    );
   }
 }
