@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Benchmark processes started the way production starts them: a Procfile line run by `sh -c` from the
+ * repository root with `node_modules/.bin` first on PATH (Node 24), each in its own process group, and the RSS
+ * of the whole process tree (sh, node and anything they start). Used by the inventory and pipeline benches.
+ */
+export const REPO_ROOT = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    try {
+      readFileSync(path.join(dir, 'Procfile'));
+      return dir;
+    } catch {
+      if (path.dirname(dir) === dir) throw new Error('Procfile not found above ' + from);
+    }
+  }
+}
+
+export type ProcfileRole = 'release' | 'web' | 'worker';
+
+/** The command of one Procfile line. */
+export function procfileCommand(role: ProcfileRole): string {
+  const lines = readFileSync(path.join(REPO_ROOT, 'Procfile'), 'utf8').split('\n');
+  const line = lines.find(l => l.startsWith(`${role}:`));
+  if (!line) throw new Error(`Procfile has no ${role} line`);
+  return line.slice(role.length + 1).trim();
+}
+
+export interface BenchProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Resident set size of the process and all its descendants, in bytes. */
+  rss(): number;
+  /** SIGTERM to the process group, SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const withNodeOnPath = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...env,
+  PATH: `${path.join(REPO_ROOT, 'node_modules', '.bin')}${path.delimiter}${env.PATH ?? process.env.PATH ?? ''}`,
+});
+
+/**
+ * Starts `command` through `sh -c` in its own process group; stdout and stderr go to `logFile` (a file costs
+ * the server far less than a pipe the bench would have to drain).
+ */
+export function startShellProcess(
+  name: string,
+  command: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): BenchProcess {
+  const fd = openSync(logFile, 'a');
+  const child = spawn('sh', ['-c', command], {
+    cwd: REPO_ROOT,
+    env: withNodeOnPath(env),
+    stdio: ['ignore', fd, fd],
+    detached: true,
+  });
+  closeSync(fd);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${name} did not start`);
+  return {
+    name,
+    pid,
+    child,
+    rss: () => treeRss(pid),
+    stop: async (graceMs = 15000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise(resolve => child.once('exit', resolve));
+      signalGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+      // sh may exit before its node child: make sure nothing of the group is left.
+      signalGroup(pid, 'SIGKILL');
+    },
+  };
+}
+
+/** Starts one Procfile line (`web`, `worker`, `release`) exactly as written. */
+export function startProcfileProcess(role: ProcfileRole, env: NodeJS.ProcessEnv, logFile: string): BenchProcess {
+  return startShellProcess(role, procfileCommand(role), env, logFile);
+}
+
+/** Runs the Procfile's `release` line to completion. */
+export async function runRelease(env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
+  const release = startProcfileProcess('release', env, logFile);
+  const code = await new Promise<number | null>(resolve => release.child.once('exit', resolve));
+  if (code !== 0) throw new Error(`release failed (exit ${code}); see ${logFile}`);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Sum of VmRSS over `pid` and every descendant (Linux /proc). */
+export function treeRss(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  let total = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    try {
+      const status = readFileSync(`/proc/${current}/status`, 'utf8');
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (match) total += Number(match[1]) * 1024;
+    } catch {
+      continue;
+    }
+    pending.push(...(children.get(current) ?? []));
+  }
+  return total;
+}
+
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+/** Polls `url` until it answers 2xx, or fails when `process` exits or the deadline passes. */
+export async function waitUntilServing(proc: BenchProcess, url: string, timeoutMs = 60000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited during start-up`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until `logFile` contains `marker` (e.g. the worker's "workers started" line). */
+export async function waitForLogLine(
+  proc: BenchProcess,
+  logFile: string,
+  marker: string,
+  timeoutMs = 60000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited during start-up; see ${logFile}`);
+    if (readFileSync(logFile, 'utf8').includes(marker)) return;
+    if (Date.now() > deadline) throw new Error(`${proc.name} did not log "${marker}" within ${timeoutMs} ms`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}
