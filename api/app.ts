@@ -1,10 +1,10 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import cors from 'cors';
-import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
+import { requestLog } from './middleware/request-log.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
@@ -41,21 +41,7 @@ export function createApp(services: Services): BuiltApp {
   app.set('query parser', 'simple');
   app.use(correlationId);
   app.use(metrics.observe);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: req => (req as express.Request).correlationId,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({
-          method: req.method,
-          url: req.url,
-          id: req.id,
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(logger));
   app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
   app.use(
     cors({
@@ -76,7 +62,7 @@ export function createApp(services: Services): BuiltApp {
   app.use(rejectNul);
   app.use(unitOfWork(orm));
   app.use(sessionMiddleware(config, redis));
-  app.use(authenticate(config));
+  app.use(authenticate(config, services.accounts));
   app.use(csrfGuard(config));
 
   mountRoutes(app, routes, config);

@@ -32,8 +32,7 @@ import {
  * sustained read + write load instead and prints the web RSS every minute.
  */
 export async function benchInventory(): Promise<void> {
-  const databaseUrl =
-    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const seconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10));
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -63,7 +62,13 @@ export async function benchInventory(): Promise<void> {
     const { username, itemIds } = await seed(db);
     const auth = `Bearer ${await issueToken({ sub: username, role: 'ROLE_USER' }, jwtSecret, 3600 * 4)}`;
 
-    const web = startProcfileProcess('web', env, log('web'));
+    // BENCH_WEB_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--heapsnapshot-signal=SIGUSR2`.
+    const webOptions = process.env.BENCH_WEB_NODE_OPTIONS;
+    const web = startProcfileProcess(
+      'web',
+      webOptions ? { ...env, NODE_OPTIONS: webOptions } : env,
+      log('web'),
+    );
     const worker = startProcfileProcess('worker', env, log('worker'));
     const bare = startShellProcess(
       'bare',
@@ -87,7 +92,9 @@ export async function benchInventory(): Promise<void> {
     );
     console.log(`web:    ${web.child.spawnargs.at(-1)}`);
     console.log(`worker: ${worker.child.spawnargs.at(-1)}`);
-    console.log(`idle RSS (process trees): web ${mb(idle.web)}, worker ${mb(idle.worker)}, bare ${mb(idle.bare)}`);
+    console.log(
+      `idle RSS (process trees): web ${mb(idle.web)}, worker ${mb(idle.worker)}, bare ${mb(idle.bare)}`,
+    );
     sampler.start({ web, worker, bare });
 
     const headers = { authorization: auth };
@@ -98,17 +105,26 @@ export async function benchInventory(): Promise<void> {
       return;
     }
 
-    const read = await compare('GET /api/inventory/{id}', rounds, seconds, {
-      ours: { url: ours, paths: getPaths, headers, connections },
-      bare: { url: theirs, paths: getPaths, connections },
-      onOursEnd: () => sampler.mark('read'),
-    });
-    const write = await compare('PATCH /api/inventory/{id}/quantity', rounds, seconds, {
-      ours: { url: ours, paths: patchPaths, headers, method: 'PATCH', connections },
-      bare: { url: theirs, paths: patchPaths, method: 'PATCH', connections },
-    });
+    // BENCH_ONLY=read|write: one part only (profiling).
+    const only = process.env.BENCH_ONLY;
+    const none = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
+    const read =
+      only === 'write'
+        ? none
+        : await compare('GET /api/inventory/{id}', rounds, seconds, {
+            ours: { url: ours, paths: getPaths, headers, connections },
+            bare: { url: theirs, paths: getPaths, connections },
+            onOursEnd: () => sampler.mark('read'),
+          });
+    const write =
+      only === 'read'
+        ? none
+        : await compare('PATCH /api/inventory/{id}/quantity', rounds, seconds, {
+            ours: { url: ours, paths: patchPaths, headers, method: 'PATCH', connections },
+            bare: { url: theirs, paths: patchPaths, method: 'PATCH', connections },
+          });
     const idempotent: LoadResult[] = [];
-    for (let round = 1; round <= rounds; round++) {
+    for (let round = 1; round <= (only ? 0 : rounds); round++) {
       const result = await load({
         url: ours,
         paths: patchPaths,
@@ -140,8 +156,18 @@ export async function benchInventory(): Promise<void> {
     ]);
     const endOfRead = sampler.marked('read');
     console.table([
-      { process: 'web (Procfile web)', idle: mb(idle.web), 'end of read load': mb(endOfRead.web), max: mb(sampler.max.web) },
-      { process: 'bare', idle: mb(idle.bare), 'end of read load': mb(endOfRead.bare), max: mb(sampler.max.bare) },
+      {
+        process: 'web (Procfile web)',
+        idle: mb(idle.web),
+        'end of read load': mb(endOfRead.web),
+        max: mb(sampler.max.web),
+      },
+      {
+        process: 'bare',
+        idle: mb(idle.bare),
+        'end of read load': mb(endOfRead.bare),
+        max: mb(sampler.max.bare),
+      },
       {
         process: 'worker (Procfile worker)',
         idle: mb(idle.worker),
@@ -329,7 +355,13 @@ async function soak(options: {
   console.log(`  minute 0: web RSS ${mb(options.web.rss())}, worker RSS ${mb(options.worker.rss())}`);
   for (let minute = 1; minute <= options.minutes; minute++) {
     const [reads, writes] = await Promise.all([
-      load({ url: options.ours, paths: options.getPaths, headers: options.headers, connections: half, seconds: 60 }),
+      load({
+        url: options.ours,
+        paths: options.getPaths,
+        headers: options.headers,
+        connections: half,
+        seconds: 60,
+      }),
       load({
         url: options.ours,
         paths: options.patchPaths,

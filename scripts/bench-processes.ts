@@ -72,20 +72,21 @@ export function startShellProcess(
     child,
     rss: () => treeRss(pid),
     stop: async (graceMs = 15000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise(resolve => child.once('exit', resolve));
       signalGroup(pid, 'SIGTERM');
-      const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-      // sh may exit before its node child: make sure nothing of the group is left.
+      // sh may exit before its node child: wait for the whole process group, not just the child.
+      const deadline = Date.now() + graceMs;
+      while (groupAlive(pid) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
       signalGroup(pid, 'SIGKILL');
     },
   };
 }
 
 /** Starts one Procfile line (`web`, `worker`, `release`) exactly as written. */
-export function startProcfileProcess(role: ProcfileRole, env: NodeJS.ProcessEnv, logFile: string): BenchProcess {
+export function startProcfileProcess(
+  role: ProcfileRole,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): BenchProcess {
   return startShellProcess(role, procfileCommand(role), env, logFile);
 }
 
@@ -102,6 +103,21 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/** Whether any process of process group `pgid` is still running (zombies excluded). */
+function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) return true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return false;
 }
 
 /** Sum of VmRSS over `pid` and every descendant (Linux /proc). */
