@@ -18,5 +18,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous standard output: lines written while a write is in flight go out together in one write
+  // (whole lines, never split), instead of one blocking write per record; pino flushes it at exit.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

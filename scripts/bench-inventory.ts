@@ -114,6 +114,7 @@ export async function benchInventory(): Promise<void> {
         : await compare('GET /api/inventory/{id}', rounds, seconds, {
             ours: { url: ours, paths: getPaths, headers, connections },
             bare: { url: theirs, paths: getPaths, connections },
+            servers: { ours: web, bare },
             onOursEnd: () => sampler.mark('read'),
           });
     const write =
@@ -122,18 +123,22 @@ export async function benchInventory(): Promise<void> {
         : await compare('PATCH /api/inventory/{id}/quantity', rounds, seconds, {
             ours: { url: ours, paths: patchPaths, headers, method: 'PATCH', connections },
             bare: { url: theirs, paths: patchPaths, method: 'PATCH', connections },
+            servers: { ours: web, bare },
           });
     const idempotent: LoadResult[] = [];
     for (let round = 1; round <= (only ? 0 : rounds); round++) {
-      const result = await load({
-        url: ours,
-        paths: patchPaths,
-        headers,
-        method: 'PATCH',
-        connections,
-        seconds,
-        uniqueHeaders: { 'idempotency-key': `bench-${randomUUID().slice(0, 8)}` },
-      });
+      const result = await measured(
+        {
+          url: ours,
+          paths: patchPaths,
+          headers,
+          method: 'PATCH',
+          connections,
+          seconds,
+          uniqueHeaders: { 'idempotency-key': `bench-${randomUUID().slice(0, 8)}` },
+        },
+        web,
+      );
       idempotent.push(result);
       console.log(`  round ${round}: stockroom with Idempotency-Key ${describe(result)}`);
     }
@@ -152,6 +157,8 @@ export async function benchInventory(): Promise<void> {
         ratio: (median(idempotent.map(r => r.rate)) / bareWrite).toFixed(2),
         'stockroom p99 ms': median(idempotent.map(r => r.p99)),
         'bare p99 ms': median(write.bare.map(r => r.p99)),
+        'stockroom cpu µs/req': median(idempotent.map(r => r.cpuUs ?? 0)),
+        'bare cpu µs/req': median(write.bare.map(r => r.cpuUs ?? 0)),
       },
     ]);
     const endOfRead = sampler.marked('read');
@@ -204,6 +211,15 @@ interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time of the server's process tree per request (µs), when measured. */
+  cpuUs?: number;
+}
+
+/** {@link load} while measuring the CPU time `server` spends per request. */
+async function measured(spec: LoadSpec, server: BenchProcess): Promise<LoadResult> {
+  const before = server.cpuMs();
+  const result = await load(spec);
+  return { ...result, cpuUs: Math.round(((server.cpuMs() - before) * 1000) / Math.max(1, result.total)) };
 }
 
 /** One autocannon run in its own process (scripts/bench-load.ts, compiled). */
@@ -223,6 +239,7 @@ function load(spec: LoadSpec): Promise<LoadResult> {
 
 const describe = (r: LoadResult) =>
   `${r.rate.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
+  (r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs} µs/req`) +
   (r.non2xx + r.errors > 0 ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '');
 
 /** Warm-up, then `rounds` alternating rounds (ours first on odd rounds, bare first on even ones). */
@@ -233,6 +250,7 @@ async function compare(
   sides: {
     ours: Omit<LoadSpec, 'seconds'>;
     bare: Omit<LoadSpec, 'seconds'>;
+    servers: { ours: BenchProcess; bare: BenchProcess };
     onOursEnd?: () => void;
   },
 ): Promise<{ ours: LoadResult[]; bare: LoadResult[] }> {
@@ -244,10 +262,11 @@ async function compare(
   for (let round = 1; round <= rounds; round++) {
     const runOurs = async () => {
       const timer = sides.onOursEnd ? setTimeout(sides.onOursEnd, seconds * 1000 - 500) : undefined;
-      ours.push(await load({ ...sides.ours, seconds }));
+      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours));
       clearTimeout(timer);
     };
-    const runBare = async () => void bare.push(await load({ ...sides.bare, seconds }));
+    const runBare = async () =>
+      void bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare));
     if (round % 2 === 1) {
       await runOurs();
       await runBare();
@@ -273,6 +292,8 @@ function row(label: string, ours: LoadResult[], bare: LoadResult[]) {
     ratio: median(ratios).toFixed(2),
     'stockroom p99 ms': median(ours.map(r => r.p99)),
     'bare p99 ms': median(bare.map(r => r.p99)),
+    'stockroom cpu µs/req': median(ours.map(r => r.cpuUs ?? 0)),
+    'bare cpu µs/req': median(bare.map(r => r.cpuUs ?? 0)),
   };
 }
 

@@ -37,6 +37,8 @@ export interface BenchProcess {
   readonly child: ChildProcess;
   /** Resident set size of the process and all its descendants, in bytes. */
   rss(): number;
+  /** CPU time (user + system) used so far by the process and all its descendants, in ms. */
+  cpuMs(): number;
   /** SIGTERM to the process group, SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -71,6 +73,7 @@ export function startShellProcess(
     pid,
     child,
     rss: () => treeRss(pid),
+    cpuMs: () => treeCpuMs(pid),
     stop: async (graceMs = 15000) => {
       signalGroup(pid, 'SIGTERM');
       // sh may exit before its node child: wait for the whole process group, not just the child.
@@ -120,8 +123,8 @@ function groupAlive(pgid: number): boolean {
   return false;
 }
 
-/** Sum of VmRSS over `pid` and every descendant (Linux /proc). */
-export function treeRss(pid: number): number {
+/** Every process of the tree rooted at `pid` (Linux /proc). */
+function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -135,20 +138,45 @@ export function treeRss(pid: number): number {
       // exited meanwhile
     }
   }
-  let total = 0;
+  const tree: number[] = [];
   const pending = [pid];
   while (pending.length > 0) {
     const current = pending.pop()!;
-    try {
-      const status = readFileSync(`/proc/${current}/status`, 'utf8');
-      const match = /VmRSS:\s+(\d+) kB/.exec(status);
-      if (match) total += Number(match[1]) * 1024;
-    } catch {
-      continue;
-    }
+    tree.push(current);
     pending.push(...(children.get(current) ?? []));
   }
+  return tree;
+}
+
+/** Sum of VmRSS over `pid` and every descendant, in bytes. */
+export function treeRss(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
+      if (match) total += Number(match[1]) * 1024;
+    } catch {
+      // exited meanwhile
+    }
+  }
   return total;
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** Sum of user + system CPU time over `pid` and every descendant, in ms (clock-tick resolution). */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${member}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
