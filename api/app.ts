@@ -1,7 +1,6 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import cors from 'cors';
-import swaggerUi from 'swagger-ui-express';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
 import { requestLog } from './middleware/request-log.js';
@@ -18,7 +17,8 @@ import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
 import { requireAdmin } from './middleware/require-admin.js';
-import { QUEUE_DASHBOARD_PATH, queueDashboard } from './queue-dashboard.js';
+import { QUEUE_DASHBOARD_PATH } from './queue-dashboard-path.js';
+import { lazyRouter } from './routing/lazy-router.js';
 
 export interface BuiltApp {
   app: Express;
@@ -67,12 +67,22 @@ export function createApp(services: Services): BuiltApp {
 
   mountRoutes(app, routes, config);
   app.get('/api/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(openapi));
+  app.use(
+    '/api/docs',
+    lazyRouter(async () => {
+      const { default: swaggerUi } = await import('swagger-ui-express');
+      return [...swaggerUi.serve, swaggerUi.setup(openapi)];
+    }),
+  );
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
-  app.use(QUEUE_DASHBOARD_PATH, requireAdmin, queueDashboard(services.queues));
+  app.use(
+    QUEUE_DASHBOARD_PATH,
+    requireAdmin,
+    lazyRouter(async () => (await import('./queue-dashboard.js')).queueDashboard(services.queues)),
+  );
   app.use(notFound);
   app.use(errorHandler);
   return { app, routes, openapi };

@@ -105,6 +105,7 @@ export async function benchInventory(): Promise<void> {
       return;
     }
 
+    let heapAtReadEnd = '';
     // BENCH_ONLY=read|write: one part only (profiling).
     const only = process.env.BENCH_ONLY;
     const none = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
@@ -115,7 +116,12 @@ export async function benchInventory(): Promise<void> {
             ours: { url: ours, paths: getPaths, headers, connections },
             bare: { url: theirs, paths: getPaths, connections },
             servers: { ours: web, bare },
-            onOursEnd: () => sampler.mark('read'),
+            onOursEnd: () => {
+        sampler.mark('read');
+        // BENCH_HEAP_SNAPSHOT=1 (with BENCH_WEB_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=...").
+        if (process.env.BENCH_HEAP_SNAPSHOT) web.signalNode('SIGUSR2');
+        void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
+      },
           });
     const write =
       only === 'read'
@@ -147,10 +153,11 @@ export async function benchInventory(): Promise<void> {
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const bareWrite = median(write.bare.map(r => r.rate));
     console.log('\n## Summary (medians)');
-    console.table([
-      row('GET item', read.ours, read.bare),
-      row('PATCH quantity', write.ours, write.bare),
-      {
+    const summary = [];
+    if (read.ours.length > 0) summary.push(row('GET item', read.ours, read.bare));
+    if (write.ours.length > 0) summary.push(row('PATCH quantity', write.ours, write.bare));
+    if (idempotent.length > 0 && write.bare.length > 0)
+      summary.push({
         path: 'PATCH + Idempotency-Key',
         'stockroom req/s': Math.round(median(idempotent.map(r => r.rate))),
         'bare req/s': Math.round(bareWrite),
@@ -159,8 +166,8 @@ export async function benchInventory(): Promise<void> {
         'bare p99 ms': median(write.bare.map(r => r.p99)),
         'stockroom cpu µs/req': median(idempotent.map(r => r.cpuUs ?? 0)),
         'bare cpu µs/req': median(write.bare.map(r => r.cpuUs ?? 0)),
-      },
-    ]);
+      });
+    console.table(summary);
     const endOfRead = sampler.marked('read');
     console.table([
       {
@@ -182,6 +189,7 @@ export async function benchInventory(): Promise<void> {
         max: mb(sampler.max.worker),
       },
     ]);
+    console.log(`web process memory at the end of the read load (its /metrics): ${heapAtReadEnd}`);
     console.log(
       `web RSS under read load / bare RSS: ${(endOfRead.web / endOfRead.bare).toFixed(2)}; ` +
         `worker drained ${drained.events} events in ${(drained.ms / 1000).toFixed(1)} s, ` +
@@ -434,6 +442,23 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The V8 heap figures of prom-client's default metrics, in MB. */
+async function heapFigures(base: string): Promise<string> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (name: string) => {
+      const match = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+      return match ? `${(Number(match[1]) / 1048576).toFixed(0)} MB` : '?';
+    };
+    return (
+      `rss ${value('process_resident_memory_bytes')}, heap total ${value('nodejs_heap_size_total_bytes')}, ` +
+      `heap used ${value('nodejs_heap_size_used_bytes')}, external ${value('nodejs_external_memory_bytes')}`
+    );
+  } catch (error) {
+    return `unavailable (${(error as Error).message})`;
+  }
 }
 
 const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

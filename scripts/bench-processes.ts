@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +39,8 @@ export interface BenchProcess {
   rss(): number;
   /** CPU time (user + system) used so far by the process and all its descendants, in ms. */
   cpuMs(): number;
+  /** Sends `signal` to every node process of the tree (not the `sh` running the Procfile line). */
+  signalNode(signal: NodeJS.Signals): void;
   /** SIGTERM to the process group, SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -74,6 +76,15 @@ export function startShellProcess(
     child,
     rss: () => treeRss(pid),
     cpuMs: () => treeCpuMs(pid),
+    signalNode: signal => {
+      for (const member of processTree(pid)) {
+        try {
+          if (readlinkSync(`/proc/${member}/exe`).endsWith('/node')) process.kill(member, signal);
+        } catch {
+          // exited meanwhile
+        }
+      }
+    },
     stop: async (graceMs = 15000) => {
       signalGroup(pid, 'SIGTERM');
       // sh may exit before its node child: wait for the whole process group, not just the child.

@@ -19,11 +19,14 @@ const toActor = (user: UserRow, via: Actor['via']): Actor => ({
 
 /** Where accounts come from: the pushed in-memory cache, or (without one) the database on every request. */
 interface AccountSource {
-  byUsername(em: EntityManager, username: string): Promise<UserRow | undefined>;
-  byUserId(em: EntityManager, id: number): Promise<UserRow | undefined>;
+  byUsername(em: () => EntityManager, username: string): Promise<UserRow | undefined>;
+  byUserId(em: () => EntityManager, id: number): Promise<UserRow | undefined>;
 }
 
-const fromDatabase: AccountSource = { byUsername: findUserByUsername, byUserId: findUserById };
+const fromDatabase: AccountSource = {
+  byUsername: (em, username) => findUserByUsername(em(), username),
+  byUserId: (em, id) => findUserById(em(), id),
+};
 
 /**
  * Resolves `req.actor` from a Bearer JWT (preferred) or the session. The user and role are the account's
@@ -35,6 +38,8 @@ const fromDatabase: AccountSource = { byUsername: findUserByUsername, byUserId: 
 export const authenticate = (config: Config, accounts: AccountSource = fromDatabase) => {
   const verify = cachedTokenVerifier(config.jwtSecret);
   return async (req: Request, res: Response, next: NextFunction) => {
+    // The request's EntityManager is forked only when an account has to be read from the database.
+    const em = () => req.em;
     const header = req.headers.authorization;
     if (header) {
       const match = BEARER.exec(header);
@@ -44,7 +49,7 @@ export const authenticate = (config: Config, accounts: AccountSource = fromDatab
       }
       try {
         const { sub } = await verify(match[1]);
-        const user = await accounts.byUsername(req.em, sub);
+        const user = await accounts.byUsername(em, sub);
         if (user) req.actor = toActor(user, 'bearer');
         else res.locals.authError = new UnauthorizedError('error.token.invalid');
       } catch (error) {
@@ -55,7 +60,7 @@ export const authenticate = (config: Config, accounts: AccountSource = fromDatab
     }
     const userId = req.session?.userId;
     if (typeof userId === 'number') {
-      const user = await accounts.byUserId(req.em, userId);
+      const user = await accounts.byUserId(em, userId);
       if (user) req.actor = toActor(user, 'session');
     }
     next();

@@ -36,28 +36,28 @@ export class AccountCache {
     private readonly logger?: Logger,
   ) {}
 
-  /** The current account named `username` (a token's `sub`). */
-  async byUsername(em: EntityManager, username: string): Promise<UserRow | undefined> {
+  /** The current account named `username` (a token's `sub`); `em` is called only on a miss. */
+  async byUsername(em: () => EntityManager, username: string): Promise<UserRow | undefined> {
     this.ensureStarted();
     if (this.listening) {
       const hit = this.byName.get(username);
       if (hit) return hit;
     }
     const generation = this.generation;
-    const user = await findUserByUsername(em, username);
+    const user = await findUserByUsername(em(), username);
     if (user && this.listening && generation === this.generation) this.store(user, username);
     return user;
   }
 
   /** The current account with id `id` (a session's user). */
-  async byUserId(em: EntityManager, id: number): Promise<UserRow | undefined> {
+  async byUserId(em: () => EntityManager, id: number): Promise<UserRow | undefined> {
     this.ensureStarted();
     if (this.listening) {
       const hit = this.byId.get(id);
       if (hit) return hit;
     }
     const generation = this.generation;
-    const user = await findUserById(em, id);
+    const user = await findUserById(em(), id);
     if (user && this.listening && generation === this.generation) this.store(user);
     return user;
   }
