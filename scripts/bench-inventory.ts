@@ -117,11 +117,11 @@ export async function benchInventory(): Promise<void> {
             bare: { url: theirs, paths: getPaths, connections },
             servers: { ours: web, bare },
             onOursEnd: () => {
-        sampler.mark('read');
-        // BENCH_HEAP_SNAPSHOT=1 (with BENCH_WEB_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=...").
-        if (process.env.BENCH_HEAP_SNAPSHOT) web.signalNode('SIGUSR2');
-        void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
-      },
+              sampler.mark('read');
+              // BENCH_HEAP_SNAPSHOT=1 (with BENCH_WEB_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=...").
+              if (process.env.BENCH_HEAP_SNAPSHOT) web.signalNode('SIGUSR2');
+              void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
+            },
           });
     const write =
       only === 'read'

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/env.js';
 import { findUserById, findUserByUsername, type UserRow } from '../../domain/users/load-actor.js';
 import { cachedTokenVerifier } from '../../domain/users/tokens.js';
-import type { AccountCache } from '../../domain/users/account-cache.js';
 import { UnauthorizedError } from '../../domain/shared/errors.js';
 import type { Actor } from '../request-context.js';
 

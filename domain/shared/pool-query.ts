@@ -26,7 +26,7 @@ export async function poolQuery<T>(em: EntityManager, sql: string, params: unkno
   const connection = em.getConnection();
   let pool = pools.get(connection);
   if (!pool) {
-    pool = connection.getNativeClient() as Promise<pg.Pool>;
+    pool = connection.getNativeClient();
     pools.set(connection, pool);
     pool.catch(() => pools.delete(connection));
   }
