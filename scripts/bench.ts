@@ -10,6 +10,7 @@ import { runScript } from './run-script.js';
 import { benchProducts } from './bench-products.js';
 import { benchInventory } from './bench-inventory.js';
 import { benchAnalytics } from './bench-analytics.js';
+import { benchEventPipeline } from './bench-pipeline.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -56,6 +57,8 @@ async function benchPipeline(): Promise<void> {
 await runScript(async () => {
   await benchPipeline();
   await benchInventory();
+  // The outbox consumers: drain rate with one and two worker processes, lag at half the max write rate.
+  await benchEventPipeline();
   const products = await benchProducts();
   printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
   // Loads 10^4 and 10^6 history rows and rebuilds the rollups: takes several minutes.

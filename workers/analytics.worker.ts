@@ -1,18 +1,14 @@
 import type { Processor } from './start-worker.js';
-import { foldStockEvent } from '../domain/analytics/fold-stock-event.js';
+import { drainOnDoorbell } from './drain-on-doorbell.js';
+import { ANALYTICS_CONSUMER } from '../domain/outbox/consumers.js';
+import { foldPendingEvents } from '../domain/analytics/fold-pending-events.js';
 import { takeDailySnapshot } from '../domain/analytics/take-daily-snapshot.js';
 
 /**
- * The analytics queue: `fold` (one outbox event into the rollups; the outbox relay re-enqueues pending ones)
+ * The analytics queue: the doorbell (`fold`: every pending event into the rollups, in batches per partition)
  * and `snapshot` (nightly closing snapshot).
  */
-export const analytics: Processor = async (job, em, services) => {
-  if (job.name === 'snapshot') return takeDailySnapshot(em, String(job.data.at ?? new Date().toISOString()));
-  return foldStockEvent(em, String(job.data.eventId), {
-    onBatchError: error =>
-      services.logger.warn(
-        { err: error, jobId: job.id },
-        'analytics batch fold failed; folding this item alone',
-      ),
-  });
-};
+export const analytics: Processor = (job, em, services) =>
+  job.name === 'snapshot'
+    ? takeDailySnapshot(em, String(job.data.at ?? new Date().toISOString()))
+    : drainOnDoorbell(job, em, services, ANALYTICS_CONSUMER, foldPendingEvents, { rebuildShared: true });

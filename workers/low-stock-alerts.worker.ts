@@ -1,10 +1,23 @@
 import type { Processor } from './start-worker.js';
+import { drainOnDoorbell } from './drain-on-doorbell.js';
+import { ALERTS_CONSUMER } from '../domain/outbox/consumers.js';
 import { evaluateLowStock } from '../domain/alerts/evaluate-low-stock.js';
 import { enqueueWebhookDeliveries } from '../domain/queues/stock-event-jobs.js';
 
-/** Evaluates low stock for one outbox event; deliveries it opened are enqueued after the commit. */
+/** Doorbell -> low-stock alerts of every pending event; the webhook deliveries it opened are enqueued after commit. */
 export const lowStockAlerts: Processor = async (job, em, services) => {
-  const deliveries = await evaluateLowStock(em, String(job.data.eventId), services.config.lowStockWebhookUrl);
-  await enqueueWebhookDeliveries(services.queues, deliveries);
-  return deliveries.length;
+  const deliveries: string[] = [];
+  try {
+    return await drainOnDoorbell(
+      job,
+      em,
+      services,
+      ALERTS_CONSUMER,
+      evaluateLowStock(services.config.lowStockWebhookUrl, deliveries),
+      { rebuildShared: true },
+    );
+  } finally {
+    // A rolled-back batch's delivery ids name no row (sequence values are never reused): their jobs are skipped.
+    await enqueueWebhookDeliveries(services.queues, deliveries);
+  }
 };

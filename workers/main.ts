@@ -12,6 +12,9 @@ import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
 
+/** Doorbell jobs of one outbox consumer that one worker process runs at once. */
+const CONSUMER_CONCURRENCY = 2;
+
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
   housekeeping,
@@ -23,13 +26,15 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 };
 
 /**
- * Per-queue worker options: a rebuild is heavy, one at a time per process; analytics folds are single-flight
- * (each folds everything pending), so a second concurrent job per process would only hold a connection waiting.
- * The advisory locks do the rest across processes.
+ * Per-queue worker options: a rebuild is heavy, one at a time per process. An outbox consumer's job drains
+ * every partition it can lock, so two per process are enough to keep both cores busy while one waits on the
+ * database; more processes take more partitions.
  */
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
-  analytics: { concurrency: 1 },
+  'stock-history': { concurrency: CONSUMER_CONCURRENCY },
+  analytics: { concurrency: CONSUMER_CONCURRENCY },
+  'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
 };
 
 export interface RunningWorkers {

@@ -7,9 +7,9 @@ export interface RunningRelay {
 }
 
 /**
- * The outbox sweeper: every OUTBOX_SWEEP_INTERVAL_MS each worker process re-enqueues every consumer still
- * pending. It keeps no state in Redis (an emptied Redis cannot lose it) and only enqueues; any number of
- * processes can run it (SKIP LOCKED + deterministic job ids). Never overlaps itself.
+ * The outbox sweeper: every OUTBOX_SWEEP_INTERVAL_MS each worker process rings the doorbell of every consumer
+ * that has events still pending. It keeps no state in Redis (an emptied Redis cannot lose it) and only rings;
+ * any number of processes can run it (the doorbell is de-duplicated). Never overlaps itself.
  */
 export function startOutboxRelay(
   services: Services,
@@ -24,10 +24,10 @@ export function startOutboxRelay(
   const sweep = async () => {
     for (const consumer of consumers) {
       try {
-        const enqueued = await sweepOutbox(services.orm.em.fork(), services.queues, consumer, {
+        const rang = await sweepOutbox(services.orm.em.fork(), services.queues, consumer, {
           graceMs: Math.min(interval, 500),
         });
-        if (enqueued > 0) log.debug({ consumer: consumer.name, enqueued }, 'outbox events re-enqueued');
+        if (rang) log.debug({ consumer: consumer.name }, 'pending outbox events: doorbell rung');
       } catch (error) {
         log.warn({ err: error, consumer: consumer.name }, 'outbox sweep failed; next tick retries');
       }

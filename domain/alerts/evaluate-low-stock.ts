@@ -1,84 +1,191 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markDone, markEventsDone, pendingEvent, pendingItemEvents } from '../outbox/pending-events.js';
-import { lockAlertsItem, lockRebuildShared } from '../analytics/locks.js';
+import { markEventsDone, pendingEvents } from '../outbox/pending-events.js';
+import { ALERTS_CONSUMER } from '../outbox/consumers.js';
+import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
 export const LOW_STOCK_OPENED = 'low_stock.opened';
 
 const isLow = (p: StockChangedPayload) =>
   !p.deleted && p.minimumQuantity > 0 && p.quantityAfter < p.minimumQuantity;
 
+/** An alert as the batch leaves it: an existing open one (`id`) or one this batch opens. */
+interface AlertState {
+  id?: string;
+  itemId: string;
+  itemName: string;
+  supplierId: string | null;
+  quantity: number;
+  minimumQuantity: number;
+  raisedAt: string;
+  openEventId: string;
+  /** The webhook body of a new alert: the item as it crossed (the alert's id is added when it is inserted). */
+  webhook?: Record<string, unknown>;
+  closedAt: string | null;
+  closeEventId: string | null;
+}
+
 /**
- * The low-stock consumer, edge-triggered: an alert opens when an item goes below its minimum (one open alert
- * per item, a partial unique index guarantees it) and closes when it is back at or above it (or deleted).
- * An item's pending events are applied in id order; `alerts_done_at` is set in the same transaction. Each
- * opening creates a pending webhook delivery when a webhook URL is configured; returns their ids so the
- * caller can enqueue them after the commit.
+ * The low-stock consumer's batch, edge-triggered: an alert opens when an item goes below its minimum (one open
+ * alert per item, a partial unique index guarantees it) and closes when it is back at or above it (or
+ * deleted). The batch's events are walked per item in id order in memory, so an item that crosses several
+ * times in one batch gets one alert per crossing; then every alert is written set-based (closing/updating the
+ * alerts that were open, inserting the new ones with their webhook deliveries) and the markers are set, all in
+ * the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the commit.
  */
-export async function evaluateLowStock(
-  em: EntityManager,
-  eventId: string,
-  webhookUrl: string | undefined,
-): Promise<string[]> {
-  return em.transactional(async tx => {
-    await lockRebuildShared(tx);
-    const event = await pendingEvent(tx, 'alerts', eventId);
-    if (!event) return [];
-    if (event.type !== STOCK_CHANGED) {
-      await markDone(tx, 'alerts', eventId);
-      return [];
-    }
-    await lockAlertsItem(tx, event.aggregateId);
-    const deliveries: string[] = [];
-    const events = await pendingItemEvents(tx, 'alerts', event.aggregateId, eventId);
-    for (const { id, payload: p } of events) {
-      const open = await tx.execute<{ id: string }[]>(
-        'select id from low_stock_alert where item_id = ? and closed_at is null',
-        [p.itemId],
-      );
-      if (isLow(p) && open.length === 0) {
-        const [alert] = await tx.execute<{ id: string }[]>(
-          `insert into low_stock_alert (item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at,
-             open_event_id) values (?, ?, ?, ?, ?, ?, ?) returning id`,
-          [p.itemId, p.itemName, p.supplierId, p.quantityAfter, p.minimumQuantity, p.occurredAt, id],
-        );
-        if (webhookUrl) {
-          const body = {
-            type: LOW_STOCK_OPENED,
-            alertId: String(alert.id),
-            itemId: p.itemId,
-            itemName: p.itemName,
-            supplierId: p.supplierId,
-            supplierName: p.supplierName,
-            quantity: p.quantityAfter,
-            minimumQuantity: p.minimumQuantity,
-            raisedAt: new Date(p.occurredAt).toISOString(),
-            eventId: id,
-          };
-          const [delivery] = await tx.execute<{ id: string }[]>(
-            `insert into webhook_delivery (alert_id, event_type, url, payload) values (?, ?, ?, ?::jsonb) returning id`,
-            [alert.id, LOW_STOCK_OPENED, webhookUrl, JSON.stringify(body)],
-          );
-          deliveries.push(String(delivery.id));
-        }
-      } else if (isLow(p)) {
-        await tx.execute(
-          'update low_stock_alert set quantity = ?, minimum_quantity = ?, item_name = ? where id = ?',
-          [p.quantityAfter, p.minimumQuantity, p.itemName, open[0].id],
-        );
-      } else if (open.length > 0) {
-        await tx.execute(
-          'update low_stock_alert set closed_at = ?, close_event_id = ?, quantity = ? where id = ?',
-          [p.occurredAt, id, p.quantityAfter, open[0].id],
-        );
+export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
+  return async (tx, part, limit, itemId) => {
+    const events = await pendingEvents(tx, ALERTS_CONSUMER, part, limit, itemId);
+    if (events.length === 0) return 0;
+    const stock = events.filter(e => e.type === STOCK_CHANGED);
+    const current = new Map<string, AlertState>();
+    for (const a of await openAlerts(tx, [...new Set(stock.map(e => e.payload.itemId))]))
+      current.set(a.itemId, a);
+    const touched: AlertState[] = [...current.values()];
+    for (const { id, payload: p } of stock) {
+      const open = current.get(p.itemId);
+      if (isLow(p) && !open) {
+        const alert: AlertState = {
+          itemId: p.itemId,
+          itemName: p.itemName,
+          supplierId: p.supplierId,
+          quantity: p.quantityAfter,
+          minimumQuantity: p.minimumQuantity,
+          raisedAt: new Date(p.occurredAt).toISOString(),
+          openEventId: id,
+          closedAt: null,
+          closeEventId: null,
+        };
+        alert.webhook = {
+          type: LOW_STOCK_OPENED,
+          itemId: p.itemId,
+          itemName: p.itemName,
+          supplierId: p.supplierId,
+          supplierName: p.supplierName,
+          quantity: p.quantityAfter,
+          minimumQuantity: p.minimumQuantity,
+          raisedAt: alert.raisedAt,
+          eventId: id,
+        };
+        current.set(p.itemId, alert);
+        touched.push(alert);
+      } else if (open && isLow(p)) {
+        Object.assign(open, {
+          quantity: p.quantityAfter,
+          minimumQuantity: p.minimumQuantity,
+          itemName: p.itemName,
+        });
+      } else if (open) {
+        Object.assign(open, { closedAt: p.occurredAt, closeEventId: id, quantity: p.quantityAfter });
+        current.delete(p.itemId);
       }
     }
-    if (events.length > 0)
-      await markEventsDone(
-        tx,
-        'alerts',
-        events.map(e => e.id),
-      );
-    return deliveries;
-  });
+    await writeAlerts(tx, touched, webhookUrl, deliveries);
+    await markEventsDone(
+      tx,
+      ALERTS_CONSUMER,
+      events.map(e => e.id),
+    );
+    return events.length;
+  };
+}
+
+async function openAlerts(tx: EntityManager, itemIds: string[]): Promise<AlertState[]> {
+  if (itemIds.length === 0) return [];
+  const rows = await tx.execute<
+    { id: string; item_id: string; item_name: string; quantity: number; minimum_quantity: number }[]
+  >(
+    `select id::text as id, item_id, item_name, quantity, minimum_quantity from low_stock_alert
+      where item_id = any(?::uuid[]) and closed_at is null`,
+    [`{${itemIds.join(',')}}`],
+  );
+  return rows.map(r => ({
+    id: r.id,
+    itemId: r.item_id,
+    itemName: r.item_name,
+    supplierId: null,
+    quantity: r.quantity,
+    minimumQuantity: r.minimum_quantity,
+    raisedAt: '',
+    openEventId: '',
+    closedAt: null,
+    closeEventId: null,
+  }));
+}
+
+/**
+ * Two statements: the alerts that were open get their final quantity (and close time); the new ones are
+ * inserted in event order, each with its webhook delivery when a URL is configured. Updating first frees the
+ * item's "one open alert" slot before a new alert of the same item takes it.
+ */
+async function writeAlerts(
+  tx: EntityManager,
+  alerts: AlertState[],
+  webhookUrl: string | undefined,
+  deliveries: string[],
+): Promise<void> {
+  const existing = alerts.filter(a => a.id !== undefined);
+  if (existing.length > 0)
+    await tx.execute(
+      `update low_stock_alert a set quantity = x.quantity, minimum_quantity = x.minimum_quantity,
+              item_name = x.item_name, closed_at = x.closed_at, close_event_id = x.close_event_id
+         from jsonb_to_recordset(?::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
+              closed_at timestamptz, close_event_id bigint)
+        where a.id = x.id`,
+      [
+        JSON.stringify(
+          existing.map(a => ({
+            id: a.id,
+            quantity: a.quantity,
+            minimum_quantity: a.minimumQuantity,
+            item_name: a.itemName,
+            closed_at: a.closedAt,
+            close_event_id: a.closeEventId,
+          })),
+        ),
+      ],
+    );
+  const opened = alerts.filter(a => a.id === undefined);
+  if (opened.length === 0) return;
+  const rows = await tx.execute<{ delivery_id: string | null }[]>(
+    `with x as (
+       select * from jsonb_to_recordset(?::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
+         quantity int, minimum_quantity int, raised_at varchar, open_event_id bigint, closed_at timestamptz,
+         close_event_id bigint, webhook jsonb)
+     ), a as (
+       insert into low_stock_alert (item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at,
+         closed_at, open_event_id, close_event_id)
+       select item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at::timestamptz, closed_at,
+              open_event_id, close_event_id
+         from x order by open_event_id
+       returning id, open_event_id
+     ), d as (
+       insert into webhook_delivery (alert_id, event_type, url, payload)
+       select a.id, '${LOW_STOCK_OPENED}', ?::text, x.webhook || jsonb_build_object('alertId', a.id::text)
+         from a join x using (open_event_id)
+        where ?::text is not null
+        order by a.open_event_id
+       returning id
+     )
+     select id::text as delivery_id from d`,
+    [
+      JSON.stringify(
+        opened.map(a => ({
+          item_id: a.itemId,
+          item_name: a.itemName,
+          supplier_id: a.supplierId,
+          quantity: a.quantity,
+          minimum_quantity: a.minimumQuantity,
+          raised_at: a.raisedAt,
+          open_event_id: a.openEventId,
+          closed_at: a.closedAt,
+          close_event_id: a.closeEventId,
+          webhook: a.webhook,
+        })),
+      ),
+      webhookUrl ?? null,
+      webhookUrl ?? null,
+    ],
+  );
+  for (const r of rows) if (r.delivery_id) deliveries.push(r.delivery_id);
 }

@@ -3,14 +3,16 @@ import type { QueueName } from '../queues/queue-names.js';
 
 /**
  * A consumer of outbox events: its own completion marker column (set in the same transaction as its effect),
- * the queue that wakes it up and the job name. The sweeper re-enqueues every event whose marker is null, so a
- * queue is only a wake-up call.
+ * the queue whose doorbell wakes it and the job name. Redis only ever carries wake-up calls: the pending work
+ * is what the markers say, so a lost job loses nothing (the sweeper rings again).
  */
 export interface OutboxConsumer {
-  name: string;
+  name: 'stock-history' | 'analytics' | 'low-stock-alerts';
   marker: 'history_done_at' | 'alerts_done_at' | 'analytics_done_at';
   queue: QueueName;
   jobName: string;
+  /** Advisory-lock namespace of its partitions (one process at a time applies a partition). */
+  lockNamespace: number;
 }
 
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
@@ -18,14 +20,16 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   marker: 'history_done_at',
   queue: 'stock-history',
   jobName: 'stock.changed',
+  lockNamespace: 740010,
 };
 
-/** Folds stock events into the analytics rollups (domain/analytics/fold-stock-event.ts). */
+/** Folds stock events into the analytics rollups (domain/analytics/fold-pending-events.ts). */
 export const ANALYTICS_CONSUMER: OutboxConsumer = {
   name: 'analytics',
   marker: 'analytics_done_at',
   queue: 'analytics',
   jobName: 'fold',
+  lockNamespace: 740011,
 };
 
 /** Opens and closes low-stock alerts and their webhook deliveries (domain/alerts/evaluate-low-stock.ts). */
@@ -34,30 +38,26 @@ export const ALERTS_CONSUMER: OutboxConsumer = {
   marker: 'alerts_done_at',
   queue: 'low-stock-alerts',
   jobName: 'evaluate',
+  lockNamespace: 740012,
 };
 
-/** Every consumer: the fast path wakes each after commit, the sweeper re-enqueues each one still pending. */
+/** Every consumer: the API rings each one's doorbell after commit, the sweeper each one still pending. */
 export const OUTBOX_CONSUMERS: OutboxConsumer[] = [
   STOCK_HISTORY_CONSUMER,
   ANALYTICS_CONSUMER,
   ALERTS_CONSUMER,
 ];
 
-/** One job id per event and queue: BullMQ ignores an add while a job with that id exists. */
-export const outboxJobId = (eventId: string | number): string => `outbox-${eventId}`;
-
 /**
- * Completed jobs are kept (bounded) for the dashboard: a job only completes once its marker is set, so a
- * de-duplicated re-add of a completed job loses nothing. Failed jobs are removed at once, so the sweeper can
- * add them again (a retained failed job would block its id).
+ * The doorbell: ONE wake-up job per consumer queue, de-duplicated by BullMQ while it waits. The job removes
+ * its de-duplication key when it starts, so a ring during a run queues exactly one follow-up job: an event
+ * committed after the run's last look is never left waiting for the sweeper. Failed jobs are dropped (the
+ * sweeper rings again while anything is pending); a few completed ones are kept for the dashboard.
  */
-export const CONSUMER_JOB_OPTIONS: JobsOptions = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 50 },
-  removeOnComplete: { count: 1000, age: 3600 },
-  removeOnFail: true,
-};
-
-export interface OutboxJobData {
-  eventId: string;
-}
+export const doorbellOptions = (consumer: OutboxConsumer): JobsOptions => ({
+  deduplication: { id: `doorbell-${consumer.name}` },
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 100 },
+  removeOnComplete: { count: 100 },
+  removeOnFail: { count: 100 },
+});

@@ -31,23 +31,18 @@ export class QueueProducer {
   }
 
   /** Adds a job or throws ServiceUnavailableError within the timeout. */
-  async add(name: QueueName, jobName: string, data: object, options: JobsOptions = {}): Promise<string> {
-    const job = await this.bounded(this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options }));
-    return job.id ?? '';
-  }
-
-  /** Adds many jobs in one round trip (job ids de-duplicate), or throws ServiceUnavailableError within the timeout. */
-  async addBulk(
+  async add(
     name: QueueName,
-    jobs: { name: string; data: object; opts?: JobsOptions }[],
+    jobName: string,
+    data: object,
+    options: JobsOptions = {},
     timeoutMs = this.timeoutMs,
-  ): Promise<void> {
-    await this.bounded(
-      this.queue(name).addBulk(
-        jobs.map(job => ({ name: job.name, data: job.data, opts: { ...JOB_RETENTION, ...job.opts } })),
-      ),
+  ): Promise<string> {
+    const job = await this.bounded(
+      this.queue(name).add(jobName, data, { ...JOB_RETENTION, ...options }),
       timeoutMs,
     );
+    return job.id ?? '';
   }
 
   /** Redis work on the request path: 503 after `timeoutMs` or on any Redis error, never a hang. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import type { Worker } from 'bullmq';
 import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
 import { createUser, type TestUser } from '../support/users.js';
@@ -9,6 +10,8 @@ import { startWorker } from '../../workers/start-worker.js';
 import { createRedis } from '../../config/redis.js';
 import { createItem, createSupplier, recordStockChange, settleConsumers } from '../support/stock-events.js';
 import { waitFor } from '../support/wait-for.js';
+import { TEST_DATABASE_URL } from '../support/test-env.js';
+import { ALERTS_CONSUMER } from '../../domain/outbox/consumers.js';
 
 const SECRET = 'webhook-secret-for-tests-0123456789';
 
@@ -195,5 +198,41 @@ describe('Low-stock alerts and webhook deliveries', function () {
       await connection.quit();
       workers = startWorkers(services, { clock: false });
     }
+  });
+  it('When one batch holds two crossings of an item (down, up, down), then two alerts open and two webhooks are delivered', async () => {
+    const em = app.services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id, price: '3.00', minimumQuantity: 5 });
+    // Hold the alerts consumer off the item's partition while its events are written, so one batch takes them all.
+    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [item.id]);
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+      await recordStockChange(em, { itemId: item.id, change: 10, reason: 'INITIAL_STOCK', at: new Date() });
+      await recordStockChange(em, { itemId: item.id, change: -6, reason: 'SALE', at: new Date() }); // 4: down
+      await recordStockChange(em, { itemId: item.id, change: 3, reason: 'RESTOCK', at: new Date() }); // 7: up
+      await recordStockChange(em, { itemId: item.id, change: -4, reason: 'SALE', at: new Date() }); // 3: down
+      await holder.query('select pg_advisory_unlock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+    } finally {
+      await holder.end();
+    }
+    await settleConsumers(app.services);
+
+    const alerts = await alertsFor(item.id);
+    expect(alerts.map(a => [a.quantity, a.closed_at === null])).to.deep.equal([
+      [7, false],
+      [3, true],
+    ]);
+    await waitFor(
+      async () => (await deliveriesFor(item.id)).filter(d => d.status === 'delivered').length === 2,
+      20000,
+      'two delivered webhooks',
+    );
+    const deliveries = await deliveriesFor(item.id);
+    expect(deliveries.map(d => String(d.alert_id))).to.deep.equal(alerts.map(a => String(a.id)));
+    const bodies = receiver.received.map(r => JSON.parse(r.body)).filter(b => b.itemId === item.id);
+    expect(new Set(bodies.map(b => b.alertId))).to.deep.equal(new Set(alerts.map(a => String(a.id))));
+    expect(bodies.map(b => b.quantity).sort()).to.deep.equal([3, 4]);
   });
 });

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AnalyticsOracle } from './analytics-oracle.js';
 import type { Built } from './random-history.js';
-import { foldStockEvent } from '../../domain/analytics/fold-stock-event.js';
+import { foldPendingEvents } from '../../domain/analytics/fold-pending-events.js';
+import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
+import { drainConsumer } from '../../domain/outbox/drain-consumer.js';
 import { addDays } from '../../domain/analytics/date-params.js';
 import { stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
 import { stockPerSupplier } from '../../domain/analytics/stock-per-supplier.js';
@@ -20,13 +22,16 @@ import { changesByEmployee } from '../../domain/analytics/changes-by-employee.js
 
 export const RUNS = Number(process.env.ANALYTICS_PROPERTY_RUNS ?? 200);
 
-/** Folds every pending analytics event directly (any order: the consumer restores per-item order). */
-export async function foldAll(em: EntityManager, order: (ids: string[]) => string[] = ids => ids) {
-  const rows = await em.execute<{ id: string }[]>(
-    'select id from outbox_event where analytics_done_at is null',
-  );
-  // Small batches, so an item's events are split across fold transactions too.
-  for (const id of order(rows.map(r => String(r.id)))) await foldStockEvent(em.fork(), id, { batchSize: 3 });
+/**
+ * Folds every pending analytics event directly, as the consumer does. Small batches (3 by default), so an
+ * item's events are split across fold transactions too.
+ */
+export async function foldAll(em: EntityManager, batchSize = 3) {
+  const result = await drainConsumer(em, ANALYTICS_CONSUMER, foldPendingEvents, {
+    batchSize,
+    rebuildShared: true,
+  });
+  if (result.failed > 0) throw new Error(`${result.failed} items could not be folded`);
 }
 
 export interface Probe {

@@ -1,0 +1,134 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OutboxConsumer } from './consumers.js';
+import { lockRebuildShared, REBUILD_LOCK_SHARED } from '../analytics/locks.js';
+
+/** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
+export const OUTBOX_PARTITIONS = 16;
+
+/** Events per consumer transaction (an item's events may be split across batches; they stay in id order). */
+export const CONSUMER_BATCH = 1000;
+
+/**
+ * Applies up to `limit` pending events of partition `part` (of one item when given) in id order inside `tx`
+ * and sets the consumer's marker on them in the same transaction; returns how many it applied.
+ */
+export type ConsumerBatch = (
+  tx: EntityManager,
+  part: number,
+  limit: number,
+  itemId?: string,
+) => Promise<number>;
+
+export interface DrainOptions {
+  batchSize?: number;
+  /** Consumers whose effects a rebuild replaces hold the rebuild lock shared (a rebuild holds it exclusively). */
+  rebuildShared?: boolean;
+  /** Called when a batch came back full: there is more than one batch of work, so a peer may help. */
+  onBacklog?: () => void;
+  /** Called when a batch fails (its partition then falls back to one item at a time). */
+  onBatchError?: (error: unknown, part: number) => void;
+  /** Called for every item whose events cannot be applied (they stay pending, in order). */
+  onPoison?: (error: unknown, part: number, itemId: string) => void;
+}
+
+export interface DrainResult {
+  applied: number;
+  batches: number;
+  /** Items left pending because applying them failed. */
+  failed: number;
+}
+
+/**
+ * Drains one consumer: takes a partition that has pending events and that no other process is applying
+ * (`pg_try_advisory_xact_lock`), applies one batch of it and commits, and so on until no partition it can take
+ * has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
+ * events stay in one partition, so they always apply in id order (for one item the write path's row lock makes
+ * ids follow commit order). A batch that fails falls back to one transaction per item of its partition, so one
+ * bad event stalls only its own item.
+ */
+export async function drainConsumer(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  options: DrainOptions = {},
+): Promise<DrainResult> {
+  const batchSize = options.batchSize ?? CONSUMER_BATCH;
+  const result: DrainResult = { applied: 0, batches: 0, failed: 0 };
+  const poisoned: number[] = [];
+  for (;;) {
+    const taken: { part: number | null } = { part: null };
+    try {
+      const n = await em.transactional(async tx => {
+        taken.part = await takePendingPartition(tx, consumer, poisoned, options.rebuildShared === true);
+        return taken.part === null ? null : apply(tx, taken.part, batchSize);
+      });
+      if (n === null) return result;
+      result.applied += n;
+      result.batches += 1;
+      if (n >= batchSize) options.onBacklog?.();
+    } catch (error) {
+      if (taken.part === null) throw error;
+      poisoned.push(taken.part);
+      options.onBatchError?.(error, taken.part);
+      await applyItemByItem(em, consumer, apply, taken.part, batchSize, options, result);
+    }
+  }
+}
+
+/**
+ * A partition with pending events that this transaction could lock, or null. Starts at a random partition so
+ * concurrent runs spread out; CASE makes PostgreSQL try the lock only on partitions that have pending events,
+ * and LIMIT 1 stops at the first it gets (the lock is held until commit). With `rebuildShared` the same
+ * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
+ */
+async function takePendingPartition(
+  tx: EntityManager,
+  consumer: OutboxConsumer,
+  exclude: number[],
+  rebuildShared: boolean,
+): Promise<number | null> {
+  const rows = await tx.execute<{ part: number }[]>(
+    `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
+     select p.part from r, (select (g + ?) % ${OUTBOX_PARTITIONS} as part
+                              from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
+      where p.part <> all(?::int[])
+        and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
+                 then pg_try_advisory_xact_lock(?, p.part) else false end
+      limit 1`,
+    [Math.floor(Math.random() * OUTBOX_PARTITIONS), `{${exclude.join(',')}}`, consumer.lockNamespace],
+  );
+  return rows.length === 0 ? null : Number(rows[0].part);
+}
+
+/** The fallback of a failed batch: each pending item of the partition in its own transactions. */
+async function applyItemByItem(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  part: number,
+  batchSize: number,
+  options: DrainOptions,
+  result: DrainResult,
+): Promise<void> {
+  const items = await em.execute<{ item_id: string }[]>(
+    `select distinct aggregate_id as item_id from outbox_event where part = ? and ${consumer.marker} is null`,
+    [part],
+  );
+  for (const { item_id: itemId } of items) {
+    try {
+      for (;;) {
+        const n = await em.transactional(async tx => {
+          if (options.rebuildShared) await lockRebuildShared(tx);
+          await tx.execute('select pg_advisory_xact_lock(?, ?)', [consumer.lockNamespace, part]);
+          return apply(tx, part, batchSize, itemId);
+        });
+        result.applied += n;
+        result.batches += 1;
+        if (n < batchSize) break;
+      }
+    } catch (error) {
+      result.failed += 1;
+      options.onPoison?.(error, part, itemId);
+    }
+  }
+}

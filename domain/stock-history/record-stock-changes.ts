@@ -1,0 +1,40 @@
+import { STOCK_CHANGED } from '../outbox/events.js';
+import type { ConsumerBatch } from '../outbox/drain-consumer.js';
+
+/**
+ * The stock-history consumer's batch, ONE statement: the oldest pending events of a partition get their marker
+ * and one history entry each, in id order, with the per-event content of the outbox payload. Only the events
+ * this statement itself marked are inserted, and the unique outbox_event_id makes any repeat a no-op, so an
+ * event is recorded exactly once whatever crashes or duplicate runs happen.
+ */
+const RECORD_SQL = (oneItem: boolean) => `
+with ev as (
+  select id, type, payload, created_at from outbox_event
+   where part = ? and history_done_at is null ${oneItem ? 'and aggregate_id = ?' : ''}
+   order by id limit ?
+), marked as (
+  update outbox_event o set history_done_at = clock_timestamp()
+    from ev where o.id = ev.id and o.history_done_at is null
+  returning o.id
+), ins as (
+  insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+    quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp", correlation_id)
+  select ev.id, (ev.payload->>'itemId')::uuid, ev.payload->>'itemName', (ev.payload->>'supplierId')::uuid,
+    ev.payload->>'supplierName', (ev.payload->>'change')::integer, (ev.payload->>'quantityBefore')::integer,
+    (ev.payload->>'quantityAfter')::integer, ev.payload->>'reason', (ev.payload->>'priceAtChange')::numeric,
+    ev.payload->>'createdBy', coalesce((ev.payload->>'occurredAt')::timestamptz, ev.created_at),
+    ev.payload->>'correlationId'
+  from ev join marked on marked.id = ev.id
+  where ev.type = '${STOCK_CHANGED}'
+  order by ev.id
+  on conflict (outbox_event_id) do nothing
+)
+select count(*)::integer as n from marked`;
+
+export const recordStockChanges: ConsumerBatch = async (tx, part, limit, itemId) => {
+  const [row] = await tx.execute<{ n: number }[]>(
+    RECORD_SQL(itemId !== undefined),
+    itemId === undefined ? [part, limit] : [part, itemId, limit],
+  );
+  return Number(row.n);
+};

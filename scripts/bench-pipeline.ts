@@ -1,0 +1,377 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDatabases } from './create-databases.js';
+import { runScript } from './run-script.js';
+import { loadConfig } from '../config/env.js';
+import { closeServices, openServices } from '../config/services.js';
+import { migrate } from '../config/database.js';
+import { issueToken } from '../domain/users/tokens.js';
+import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
+
+/**
+ * The event pipeline benchmark (figures, never assertions). Every server runs in its own process as the
+ * Procfile runs it (`web` with RUN_WORKERS=false, `worker`), the load generator (autocannon) in a third:
+ *
+ * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
+ *    which also leaves the backlog (>= 10,000 events at today's rates);
+ * 2. drain: ONE worker process is started; events/s per consumer from the first marker set to its last, and
+ *    the ratio to the max write rate of the same run (goal: >= 5x, one worker keeps up with five web processes);
+ * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
+ * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max.
+ * Worker RSS is sampled while it drains.
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ITEMS = 2000;
+const SUPPLIERS = 20;
+
+interface LoadResult {
+  rate: number;
+  ok: number;
+  failures: number;
+}
+
+async function benchEventPipeline(): Promise<void> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
+  const writeSeconds = Number(process.env.BENCH_WRITE_SECONDS ?? 15);
+  await createDatabases(databaseUrl);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  await pool.query('drop schema if exists public cascade; create schema public;');
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `bench-pipe-${randomUUID().slice(0, 8)}`,
+    JWT_SECRET: randomUUID() + randomUUID(),
+    SESSION_SECRET: randomUUID(),
+    LOG_LEVEL: 'warn',
+    SEED_DEMO_DATA: 'false',
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  const services = await openServices(config);
+  const children: ChildProcess[] = [];
+  try {
+    await migrate(services.orm);
+    const { auth, itemIds } = await seed(pool, config.jwtSecret);
+    await closeServices(services);
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const web = await startProcess(['--web'], { ...env, RUN_WORKERS: 'false', PORT: String(port) }, children);
+    const base = `http://127.0.0.1:${port}`;
+    console.log(
+      `pipeline bench: ${ITEMS} items, ${SUPPLIERS} suppliers; web pid ${web.pid}; writes ${writeSeconds} s`,
+    );
+
+    const write = (rate?: number, seconds = writeSeconds) =>
+      runLoad({ url: base, auth, itemIds, seconds, rate });
+
+    let mark = '0';
+    if (process.env.BENCH_LAG_RATE) {
+      await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
+      await stopProcess(web);
+      return;
+    }
+    // 1 + 2: backlog at full speed, then one worker.
+    mark = await maxEventId(pool);
+    const full = await write();
+    console.log(
+      `max write rate of one web process: ${full.rate.toFixed(0)} changes/s (${full.failures} non-2xx)`,
+    );
+    const one = await drain(pool, mark, 1, env, children);
+    report('1 worker', one, full.rate);
+
+    // 3: a fresh backlog, two workers.
+    mark = await maxEventId(pool);
+    const full2 = await write();
+    console.log(`max write rate (2nd run): ${full2.rate.toFixed(0)} changes/s (${full2.failures} non-2xx)`);
+    const two = await drain(pool, mark, 2, env, children);
+    report('2 workers', two, full2.rate);
+    for (const consumer of OUTBOX_CONSUMERS)
+      console.log(
+        `  ${consumer.name}: 2 workers / 1 worker = ${(two.rates[consumer.name] / one.rates[consumer.name]).toFixed(2)}`,
+      );
+
+    // 4: lag at half the max write rate, one worker running.
+    await lagRun(pool, write, Math.round(Math.max(full.rate, full2.rate) / 2), env, children);
+    await stopProcess(web);
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await pool.end();
+  }
+}
+
+/** Commit -> marker lag per consumer while `rate` writes/s flow and one worker process runs. */
+async function lagRun(
+  pool: pg.Pool,
+  write: (rate?: number, seconds?: number) => Promise<LoadResult>,
+  rate: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<void> {
+  const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
+  const worker = await startProcess(['--worker'], env, children);
+  const mark = await maxEventId(pool);
+  const achieved = await write(rate, lagSeconds);
+  await waitDrained(pool);
+  const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
+    `select c.consumer, count(*) as n,
+            percentile_cont(0.5) within group (order by c.ms) as p50,
+            percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
+       from outbox_event o,
+            lateral (values
+              ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
+              ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
+              ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
+      where o.id > $1 group by c.consumer order by c.consumer`,
+    [mark],
+  );
+  console.log(
+    `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}), one worker process:`,
+  );
+  for (const l of lags.rows)
+    console.log(
+      `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+    );
+  await stopProcess(worker);
+}
+
+interface DrainRun {
+  events: number;
+  rates: Record<string, number>;
+  seconds: Record<string, number>;
+  peakRssMb: number;
+  lockWaitShare: number;
+  /** The statements seen waiting on a lock most often (samples). */
+  lockWaits: [string, number][];
+}
+
+function report(label: string, run: DrainRun, writeRate: number): void {
+  console.log(
+    `\ndrain of ${run.events} events with ${label} (peak worker RSS ${run.peakRssMb.toFixed(0)} MB; ` +
+      `${(run.lockWaitShare * 100).toFixed(1)}% of sampled consumer time waiting on locks):`,
+  );
+  for (const consumer of OUTBOX_CONSUMERS)
+    console.log(
+      `  ${consumer.name.padEnd(17)} ${run.rates[consumer.name].toFixed(0).padStart(7)} events/s ` +
+        `(${run.seconds[consumer.name].toFixed(2)} s)   ${(run.rates[consumer.name] / writeRate).toFixed(1)}x the max write rate`,
+    );
+  for (const [statement, samples] of run.lockWaits)
+    console.log(`  waiting on a lock (${samples} samples): ${statement}`);
+}
+
+/**
+ * Starts `workers` worker processes on the backlog above `mark` and waits until every marker is set. A
+ * consumer's rate is its events over the time from the first marker any consumer set (the workers began) to
+ * its own last marker, both read from the database clock.
+ */
+async function drain(
+  pool: pg.Pool,
+  mark: string,
+  workers: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<DrainRun> {
+  const started = await Promise.all(
+    Array.from({ length: workers }, () => startProcess(['--worker'], env, children)),
+  );
+  let peakRssMb = 0;
+  let waiting = 0;
+  let active = 0;
+  const waitsBy = new Map<string, number>();
+  const sampler = setInterval(() => {
+    peakRssMb = Math.max(
+      peakRssMb,
+      started.reduce((sum, child) => sum + rssMb(child.pid!), 0),
+    );
+    void pool
+      .query<{ lock: boolean; statement: string }>(
+        `select wait_event_type = 'Lock' as lock, left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as statement
+           from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+      )
+      .then(({ rows }) => {
+        active += rows.length;
+        for (const r of rows.filter(row => row.lock)) {
+          waiting += 1;
+          waitsBy.set(r.statement, (waitsBy.get(r.statement) ?? 0) + 1);
+        }
+      })
+      .catch(() => undefined);
+  }, 50);
+  try {
+    await waitDrained(pool);
+  } finally {
+    clearInterval(sampler);
+  }
+  await Promise.all(started.map(stopProcess));
+  const { rows } = await pool.query<{ consumer: string; n: string; first: number; last: number }>(
+    `with t as (select c.consumer, extract(epoch from c.at) as at
+                  from outbox_event o,
+                       lateral (values ('stock-history', o.history_done_at), ('analytics', o.analytics_done_at),
+                                       ('low-stock-alerts', o.alerts_done_at)) as c(consumer, at)
+                 where o.id > $1)
+     select consumer, count(*) as n, (select min(at) from t) as first, max(at) as last from t group by consumer`,
+    [mark],
+  );
+  const rates: Record<string, number> = {};
+  const seconds: Record<string, number> = {};
+  for (const r of rows) {
+    seconds[r.consumer] = Number(r.last) - Number(r.first);
+    rates[r.consumer] = Number(r.n) / seconds[r.consumer];
+  }
+  return {
+    events: Number(rows[0]?.n ?? 0),
+    rates,
+    seconds,
+    peakRssMb,
+    lockWaitShare: active === 0 ? 0 : waiting / active,
+    lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 4),
+  };
+}
+
+async function waitDrained(pool: pg.Pool, timeoutMs = 300000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ pending: boolean }>(
+      `select exists (select 1 from outbox_event where history_done_at is null or analytics_done_at is null
+                        or alerts_done_at is null) as pending`,
+    );
+    if (!rows[0].pending) return;
+    if (Date.now() > deadline) throw new Error('the consumers did not drain in time');
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+}
+
+const maxEventId = async (pool: pg.Pool): Promise<string> =>
+  (await pool.query<{ id: string }>('select coalesce(max(id), 0)::text as id from outbox_event')).rows[0].id;
+
+/** Resident memory of a process in MB (Linux /proc). */
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return kb ? Number(kb[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function seed(pool: pg.Pool, jwtSecret: string): Promise<{ auth: string; itemIds: string[] }> {
+  const username = 'bench-admin';
+  await pool.query(
+    `insert into app_user (username, email, full_name, role) values ($1, $2, 'Bench admin', 'ROLE_ADMIN')`,
+    [username, `${username}@bench.test`],
+  );
+  const token = await issueToken({ sub: username, role: 'ROLE_ADMIN' }, jwtSecret, 3600);
+  await pool.query(
+    `insert into supplier (name, created_by) select 'Bench supplier ' || g, $1 from generate_series(1, $2) g`,
+    [username, SUPPLIERS],
+  );
+  // One item in ten sits at its minimum, so the random walk crosses it both ways (alerts open and close).
+  const { rows } = await pool.query<{ id: string }>(
+    `insert into inventory_item (name, quantity, price, minimum_quantity, supplier_id, created_by)
+     select 'Bench item ' || g, 500, 9.99, case when g % 10 = 0 then 500 else 0 end,
+            (select id from supplier order by name offset (g % $2) limit 1), $1
+       from generate_series(1, $3) g
+     returning id`,
+    [username, SUPPLIERS, ITEMS],
+  );
+  return { auth: `Bearer ${token}`, itemIds: rows.map(r => r.id) };
+}
+
+/** A process of the Procfile (`--web` or `--worker`), ready when it says so. */
+async function startProcess(
+  role: string[],
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<ChildProcess> {
+  // BENCH_CPU_PROF=<dir> profiles the worker processes (node --cpu-prof) for a look at where their time goes.
+  const profile =
+    process.env.BENCH_CPU_PROF && role.includes('--worker')
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+      : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/start-all.ts', ...role], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const ready = role.includes('--web') ? '"Stockroom API listening"' : '"workers started"';
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.once('exit', code => reject(new Error(`${role.join(' ')} exited during start-up (${code})`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (seen === 'done') return;
+      seen += chunk.toString();
+      if (seen.includes(ready)) {
+        seen = 'done';
+        resolve();
+      }
+    });
+  });
+  return child;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise(resolve => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** The load generator runs in its own process: this file with `--load <json>` prints autocannon's result. */
+async function runLoad(options: {
+  url: string;
+  auth: string;
+  itemIds: string[];
+  seconds: number;
+  rate?: number;
+}): Promise<LoadResult> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--load', JSON.stringify(options)],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise(resolve => child.once('exit', resolve));
+  return JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult;
+}
+
+async function loadChild(options: {
+  url: string;
+  auth: string;
+  itemIds: string[];
+  seconds: number;
+  rate?: number;
+}): Promise<void> {
+  const pick = () => options.itemIds[Math.floor(Math.random() * options.itemIds.length)];
+  const result = await autocannon({
+    url: options.url,
+    connections: 50,
+    duration: options.seconds,
+    method: 'PATCH',
+    headers: { authorization: options.auth },
+    ...(options.rate ? { overallRate: options.rate } : {}),
+    requests: [
+      {
+        setupRequest: (req: any) => ({
+          ...req,
+          path: `/api/inventory/${pick()}/quantity?delta=${Math.random() < 0.5 ? -1 : 1}&reason=MANUAL_ADJUSTMENT`,
+        }),
+      },
+    ],
+  });
+  const ok = result['2xx'];
+  const out: LoadResult = {
+    rate: ok / options.seconds,
+    ok,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+  console.log(JSON.stringify(out));
+}
+
+if (process.argv.includes('--load'))
+  await loadChild(JSON.parse(process.argv[process.argv.indexOf('--load') + 1]));
+else if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchEventPipeline);
+
+export { benchEventPipeline };

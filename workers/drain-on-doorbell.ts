@@ -1,0 +1,35 @@
+import type { Job } from 'bullmq';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../config/services.js';
+import type { OutboxConsumer } from '../domain/outbox/consumers.js';
+import { drainConsumer, type ConsumerBatch, type DrainResult } from '../domain/outbox/drain-consumer.js';
+import { ringDoorbells } from '../domain/outbox/publish-events.js';
+
+/**
+ * A consumer's doorbell job: frees the doorbell (so a ring from now on queues one follow-up job), then drains
+ * the consumer. When it meets more than one batch of work it rings again, so a peer - another job slot or
+ * another worker process - takes other partitions. Items that could not be applied stay pending and make the
+ * job fail visibly once the rest is done.
+ */
+export async function drainOnDoorbell(
+  job: Job,
+  em: EntityManager,
+  services: Services,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  options: { rebuildShared?: boolean } = {},
+): Promise<DrainResult> {
+  await job.removeDeduplicationKey();
+  const log = services.logger.child({ consumer: consumer.name, jobId: job.id });
+  const result = await drainConsumer(em, consumer, apply, {
+    rebuildShared: options.rebuildShared,
+    onBacklog: () => void ringDoorbells(services.queues, [consumer]),
+    onBatchError: (error, part) =>
+      log.warn({ err: error, part }, 'batch failed; applying its partition one item at a time'),
+    onPoison: (error, part, itemId) =>
+      log.error({ err: error, part, itemId }, 'events of this item cannot be applied; they stay pending'),
+  });
+  if (result.failed > 0)
+    throw new Error(`${consumer.name}: the events of ${result.failed} item(s) could not be applied`);
+  return result;
+}
