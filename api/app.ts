@@ -31,7 +31,9 @@ export function createApp(services: Services): BuiltApp {
   const { config, logger, orm, redis, i18n } = services;
   const app = express();
   const routes = allRoutes(services);
-  const openapi = buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' });
+  // Built on first use (the document and joi-to-json stay out of a process nobody asks for them).
+  let document: Record<string, any> | undefined;
+  const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
   const metrics = createMetrics();
 
   app.disable('x-powered-by');
@@ -66,12 +68,12 @@ export function createApp(services: Services): BuiltApp {
   app.use(csrfGuard(config));
 
   mountRoutes(app, routes, config);
-  app.get('/api/openapi.json', (_req, res) => res.json(openapi));
+  app.get('/api/openapi.json', (_req, res) => res.json(openapi()));
   app.use(
     '/api/docs',
     lazyRouter(async () => {
       const { default: swaggerUi } = await import('swagger-ui-express');
-      return [...swaggerUi.serve, swaggerUi.setup(openapi)];
+      return [...swaggerUi.serve, swaggerUi.setup(openapi())];
     }),
   );
   app.get('/metrics', async (_req, res) => {
@@ -85,5 +87,11 @@ export function createApp(services: Services): BuiltApp {
   );
   app.use(notFound);
   app.use(errorHandler);
-  return { app, routes, openapi };
+  return {
+    app,
+    routes,
+    get openapi() {
+      return openapi();
+    },
+  };
 }
