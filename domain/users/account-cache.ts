@@ -8,6 +8,9 @@ export const ACCOUNT_CHANNEL = 'stockroom_account_changed';
 
 const MAX_ENTRIES = 10000;
 const MAX_RETRY_MS = 5000;
+/** A silently dead feed (no RST, e.g. a network partition) is noticed by a heartbeat within about 3 s. */
+const HEARTBEAT_EVERY_MS = 2000;
+const HEARTBEAT_TIMEOUT_MS = 1500;
 
 /**
  * The accounts this process has seen, kept in memory so an authenticated request costs no database round trip
@@ -30,6 +33,7 @@ export class AccountCache {
   private closed = false;
   private retryMs = 100;
   private retryTimer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly databaseUrl: string,
@@ -70,6 +74,7 @@ export class AccountCache {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeat);
     this.drop();
     const client = this.client;
     this.client = undefined;
@@ -118,6 +123,7 @@ export class AccountCache {
       if (this.client !== client) return;
       this.client = undefined;
       this.listening = false;
+      clearInterval(this.heartbeat);
       this.drop();
       void client.end().catch(() => undefined);
       if (this.closed) return;
@@ -142,6 +148,17 @@ export class AccountCache {
       this.drop();
       this.listening = true;
       this.retryMs = 100;
+      this.heartbeat = setInterval(() => {
+        const timer = setTimeout(() => lost(new Error('heartbeat timed out')), HEARTBEAT_TIMEOUT_MS);
+        client.query('select 1').then(
+          () => clearTimeout(timer),
+          (error: Error) => {
+            clearTimeout(timer);
+            lost(error);
+          },
+        );
+      }, HEARTBEAT_EVERY_MS);
+      this.heartbeat.unref();
     } catch (error) {
       lost(error as Error);
     }
