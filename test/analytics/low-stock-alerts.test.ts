@@ -204,7 +204,9 @@ describe('Low-stock alerts and webhook deliveries', function () {
     const supplier = await createSupplier(em);
     const item = await createItem(em, { supplierId: supplier.id, price: '3.00', minimumQuantity: 5 });
     // Hold the alerts consumer off the item's partition while its events are written, so one batch takes them all.
-    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [item.id]);
+    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
+      item.id,
+    ]);
     const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await holder.connect();
     try {
