@@ -7,6 +7,7 @@ import { requestLog } from './middleware/request-log.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
+import { jsonBody } from './middleware/json-body.js';
 import { authenticate } from './middleware/authenticate.js';
 import { csrfGuard } from './middleware/csrf.js';
 import { createMetrics } from './middleware/metrics.js';
@@ -60,7 +61,7 @@ export function createApp(services: Services): BuiltApp {
   });
   app.use(language(i18n));
   app.use(errorStyle);
-  app.use(express.json({ limit: '1mb' }));
+  app.use(jsonBody());
   app.use(rejectNul);
   app.use(unitOfWork(orm));
   app.use(sessionMiddleware(config, redis));

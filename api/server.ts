@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Services } from '../config/services.js';
 import { createApp } from './app.js';
+import { answerParserErrors } from './parser-errors.js';
 
 export interface RunningServer {
   server: Server;
@@ -16,6 +17,7 @@ export async function startServer(services: Services, port = services.config.por
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10000;
   server.requestTimeout = 60000;
+  answerParserErrors(server, services.i18n);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, resolve);

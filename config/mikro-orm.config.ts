@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { ENTITIES } from '../domain/entities.js';
+import { reclaimDeadConnections } from './reclaim-dead-connections.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../domain/migrations', import.meta.url));
 
@@ -33,7 +34,13 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 10000 },
     // pg Pool options: bounded wait for a connection (also while the pool is exhausted; R9/R14 allow <= 5 s)
     // and per statement.
-    driverOptions: { connectionTimeoutMillis: 5000, statement_timeout: 30000, application_name: 'stockroom' },
+    // A connection that dies under a transaction is given back to the pool (see reclaim-dead-connections.ts).
+    driverOptions: {
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 30000,
+      application_name: 'stockroom',
+      onPoolCreated: reclaimDeadConnections,
+    },
     allowGlobalContext: false,
     debug: false,
     ensureDatabase: false,

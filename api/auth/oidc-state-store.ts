@@ -35,9 +35,13 @@ export class SavedSessionStateStore implements Pick<OpenIDConnectStrategy.Sessio
     const state = sessions[this.key]?.state;
     // One use only: the state is gone whatever the outcome.
     delete sessions[this.key];
-    if (!state) return cb(null, false, { message: 'Unable to verify authorization request state.' });
+    if (!state)
+      return cb(null, false, {
+        message: 'Unable to verify authorization request state.',
+        invalidState: true,
+      });
     if (typeof handle !== 'string' || state.handle !== handle)
-      return cb(null, false, { message: 'Invalid authorization request state.' });
+      return cb(null, false, { message: 'Invalid authorization request state.', invalidState: true });
     cb(null, { nonce: state.nonce, maxAge: state.maxAge });
   }
 }

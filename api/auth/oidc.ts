@@ -5,8 +5,8 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/env.js';
 import { findOrProvisionUser } from '../../domain/users/find-or-provision-user.js';
-import { AppError, ServiceUnavailableError, UnauthorizedError } from '../../domain/shared/errors.js';
-import { translateDbError } from '../../domain/shared/db-errors.js';
+import { ServiceUnavailableError, UnauthorizedError } from '../../domain/shared/errors.js';
+import { LoginFailedError, loginFailure, loginPageUrl } from './login-failure.js';
 import { allowedReturnUrl, returnBase } from './return-url.js';
 import { SavedSessionStateStore } from './oidc-state-store.js';
 
@@ -150,57 +150,62 @@ export function createOidcLogin(config: Config, logger: Logger) {
     });
   };
 
-  /** A6: finish the login; 302 to `{return or FRONTEND_URL}/auth`, or to the login page on refusal. */
-  const callback = async (req: Request, res: Response) => {
+  /** The provider's answer at the callback: the signed-in user, or a failure with its code. */
+  const authenticateCallback = async (req: Request, res: Response): Promise<SignedIn> => {
     // Without a code (or a provider error) the strategy would start a new login: not on the callback path.
     if (typeof req.query.code !== 'string' && typeof req.query.error !== 'string')
-      throw new UnauthorizedError('auth.oidc.failed');
+      throw new LoginFailedError('login_failed');
     await ensureReady();
-    const outcome = await new Promise<{ user?: SignedIn; refused: boolean }>((resolve, reject) => {
+    return new Promise<SignedIn>((resolve, reject) => {
       authenticator.authenticate(
         STRATEGY,
         { session: false },
         (error: unknown, user: SignedIn | false | undefined, info: unknown) => {
           if (error) return reject(error instanceof Error ? error : new Error('OIDC login failed'));
-          if (user) return resolve({ user, refused: false });
-          const refused = Array.isArray(info)
-            ? info.some(i => (i as Refused | undefined)?.refused)
-            : (info as Refused | undefined)?.refused === true;
-          // The provider said no (access_denied) or the user is not allowed: back to the login page.
-          if (refused || typeof req.query.error === 'string') return resolve({ refused: true });
-          // State missing or wrong, ID token for someone else, nonce mismatch, expired: no session.
-          reject(new UnauthorizedError('auth.oidc.failed'));
+          if (user) return resolve(user);
+          const infos = Array.isArray(info) ? info : [info];
+          const has = (key: 'refused' | 'invalidState') =>
+            infos.some(i => (i as Record<string, unknown> | undefined)?.[key] === true);
+          // The provider said no (access_denied) or the user is not allowed: the contract's refusal.
+          if (has('refused') || typeof req.query.error === 'string')
+            return reject(new LoginFailedError('unauthorized'));
+          // No state in this session (cookie lost, expired, already used) or another one than sent.
+          if (has('invalidState')) return reject(new LoginFailedError('invalid_state'));
+          // ID token for someone else, nonce mismatch, expired.
+          reject(new LoginFailedError('login_failed', { cause: info }));
         },
       )(req, res, reject);
-    }).catch((error: unknown) => {
-      if (error instanceof AppError) throw error;
-      // Database trouble while provisioning: 503 (connection) or 409 (a password account already uses the e-mail as its name).
-      const database = translateDbError(error);
-      if (database) throw database;
-      // Token endpoint refusals (replayed or foreign code) and malformed ID tokens.
-      const name = (error as { name?: string } | null)?.name ?? '';
-      if (name === 'InternalOAuthError')
-        throw new ServiceUnavailableError('auth.oidc.unavailable', { cause: error });
-      throw new UnauthorizedError('auth.oidc.failed', { cause: error });
     });
-    if (!outcome.user) {
-      res.redirect(302, `${config.frontendUrl}/login?error=unauthorized`);
-      return;
+  };
+
+  const sessionStep = (step: (done: (error?: unknown) => void) => void) =>
+    new Promise<void>((resolve, reject) =>
+      step(error =>
+        error
+          ? reject(new ServiceUnavailableError('error.session.unavailable', { cause: error }))
+          : resolve(),
+      ),
+    );
+
+  /**
+   * A6: finish the login; 302 to `{return or FRONTEND_URL}/auth`. Every failure (state missing or expired,
+   * refused e-mail, provider error or outage) sends the browser to `FRONTEND_URL/login?error=<code>`: a
+   * browser navigating here never gets a JSON error page.
+   */
+  const callback = async (req: Request, res: Response) => {
+    try {
+      const user = await authenticateCallback(req, res);
+      const target = `${returnBase(config, req.session.returnTo)}/auth`;
+      // Session fixation: a new id (the old session is destroyed), then only the user id is kept.
+      await sessionStep(done => req.session.regenerate(done));
+      req.session.userId = user.userId;
+      await sessionStep(done => req.session.save(done));
+      res.redirect(302, target);
+    } catch (error) {
+      const code = loginFailure(error);
+      req.log.warn({ err: error, loginError: code }, 'browser sign-in failed');
+      res.redirect(302, loginPageUrl(config, code));
     }
-    const target = `${returnBase(config, req.session.returnTo)}/auth`;
-    const sessionStep = (step: (done: (error?: unknown) => void) => void) =>
-      new Promise<void>((resolve, reject) =>
-        step(error =>
-          error
-            ? reject(new ServiceUnavailableError('error.session.unavailable', { cause: error }))
-            : resolve(),
-        ),
-      );
-    // Session fixation: a new id (the old session is destroyed), then only the user id is kept.
-    await sessionStep(done => req.session.regenerate(done));
-    req.session.userId = outcome.user.userId;
-    await sessionStep(done => req.session.save(done));
-    res.redirect(302, target);
   };
 
   return { paths, start, callback };

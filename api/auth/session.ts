@@ -46,9 +46,9 @@ export function sessionMiddleware(config: Config, redis: Redis): RequestHandler 
     if (req.headers.authorization && !cookie?.includes(cookiePrefix) && req.path.startsWith('/api/'))
       return next();
     // Development on http://localhost: browsers accept Secure cookies from loopback origins, but
-    // express-session only sends them over https. Mark loopback requests as https so `npm start` works.
-    if (localHttp && !req.headers['x-forwarded-proto'] && isLoopbackAddress(req.socket.remoteAddress))
-      req.headers['x-forwarded-proto'] = 'https';
+    // express-session only sends them over https. Count every request as https for the session cookie,
+    // whatever a local reverse proxy says in X-Forwarded-Proto (nginx sends `http` on a plain-http setup).
+    if (localHttp) req.headers['x-forwarded-proto'] = 'https';
     handler(req, res, (error?: unknown) =>
       next(error ? new ServiceUnavailableError('error.session.unavailable', { cause: error }) : undefined),
     );
@@ -61,6 +61,3 @@ function isLoopbackHttp(publicUrl: string): boolean {
   const url = new URL(publicUrl);
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
-
-const isLoopbackAddress = (address: string | undefined) =>
-  address === '::1' || address === '::ffff:127.0.0.1' || (address?.startsWith('127.') ?? false);

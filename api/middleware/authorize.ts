@@ -7,7 +7,7 @@ export const isWrite = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(
 
 /**
  * Demo mode first (every write is 403 for everyone), then authentication (401), then role (403).
- * Demo-mode named reads are public while APP_DEMO_READONLY is on.
+ * Demo-mode named reads are public for anonymous callers while APP_DEMO_READONLY is on.
  */
 export const authorize =
   (route: RouteDefinition, config: Config) => (req: Request, res: Response, next: NextFunction) => {
@@ -15,7 +15,8 @@ export const authorize =
     if (write && config.demoReadonly && !route.allowedInDemo)
       return next(new ForbiddenError('error.demo.readonly'));
     if (route.access === 'public') return next();
-    if (!write && route.demoRead && config.demoReadonly) return next();
+    // Anonymous callers only: a signed-in caller keeps the route's role rule (X2/X3 stay ADMIN-only).
+    if (!write && route.demoRead && config.demoReadonly && !req.actor) return next();
     if (!req.actor) return next(res.locals.authError ?? new UnauthorizedError());
     if (route.access === 'admin' && req.actor.role !== 'ROLE_ADMIN')
       return next(new ForbiddenError('error.forbidden'));

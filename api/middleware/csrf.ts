@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../../config/env.js';
 import { ForbiddenError } from '../../domain/shared/errors.js';
-import { SESSION_COOKIE } from '../auth/session.js';
 import { isWrite } from './authorize.js';
 
 /** This service's own origin and every CORS origin: the only origins trusted for cookie-authenticated writes. */
@@ -19,19 +18,23 @@ function originOf(value: string | undefined): string | undefined {
   }
 }
 
-const carriesSessionCookie = (req: Request): boolean =>
-  (req.get('cookie') ?? '').split(';').some(part => part.trim().startsWith(`${SESSION_COOKIE}=`));
+/**
+ * Whether the session (loaded by express-session from whatever spelling of the cookie header it accepts)
+ * carries a signed-in user: the request's authority comes from the cookie. A stale, forged or anonymous
+ * session (e.g. the OIDC state of a login in progress) grants nothing, so it needs no origin check.
+ */
+const authenticatedBySession = (req: Request): boolean => typeof req.session?.userId === 'number';
 
 /**
  * CSRF defence for SameSite=None session cookies (OWASP: verify the source origin; Go's net/http CrossOriginProtection):
- * a state-changing request that carries the session cookie and no Authorization header must name a trusted
+ * a state-changing request authenticated by its session (no Authorization header) must name a trusted
  * origin in `Origin`, or failing that in `Referer`, exactly. `null`, missing, malformed and look-alike origins
  * are 403. Bearer requests are exempt: a browser cannot attach that header cross-site without a CORS preflight.
  */
 export const csrfGuard = (config: Config) => {
   const trusted = trustedOrigins(config);
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (!isWrite(req.method) || req.get('authorization') || !carriesSessionCookie(req)) return next();
+    if (!isWrite(req.method) || req.get('authorization') || !authenticatedBySession(req)) return next();
     const origin = req.get('origin');
     const source = origin !== undefined ? originOf(origin) : originOf(req.get('referer'));
     if (source && trusted.has(source)) return next();

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError, NotFoundError, ValidationError } from '../../domain/shared/errors.js';
 import { translateDbError } from '../../domain/shared/db-errors.js';
 import { errorBody } from '../presenters/error-body.js';
+import { MAX_JSON_DEPTH } from './json-body.js';
 
 /** body-parser and http-errors failures carry `type`/`status`; map them into the error vocabulary. */
 function fromHttpError(error: unknown): AppError | undefined {
@@ -9,6 +10,9 @@ function fromHttpError(error: unknown): AppError | undefined {
   if (!e || typeof e !== 'object') return undefined;
   if (e.type === 'entity.too.large') return new AppError('payload_too_large', 413, 'error.payload.too.large');
   if (e.type === 'entity.parse.failed') return new ValidationError('error.malformed.json');
+  if (e.type === 'entity.too.deep')
+    return new ValidationError('error.json.too.deep', { params: { max: MAX_JSON_DEPTH } });
+  if (e.type === 'entity.encoding.invalid') return new ValidationError('error.body.encoding');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
     return new AppError('bad_request', 415, 'error.unsupported.media.type');
   const status = e.status ?? e.statusCode;
@@ -18,7 +22,7 @@ function fromHttpError(error: unknown): AppError | undefined {
 }
 
 /** Product-service paths answer errors in the product envelope, from body parsing on. */
-const PRODUCT_PATHS = /^\/api\/(products(\/|$)|auth\/login$)/;
+export const PRODUCT_PATHS = /^\/api\/(products(\/|$)|auth\/login$)/;
 
 export function errorStyle(req: Request, _res: Response, next: NextFunction): void {
   req.errorStyle = PRODUCT_PATHS.test(req.path) ? 'product' : 'central';

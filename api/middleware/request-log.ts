@@ -1,10 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { redactUrl } from '../../config/redact-url.js';
 
-/** What a request's log records say about it (the URL as received; pino redacts credentials elsewhere). */
+/** What a request's log records say about it: the URL with the values of sensitive query parameters redacted. */
 export const requestLogFields = (req: Request) => ({
   method: req.method,
-  url: req.originalUrl,
+  url: redactUrl(req.originalUrl),
   id: req.correlationId,
 });
 

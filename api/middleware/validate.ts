@@ -6,12 +6,23 @@ import { ValidationError, type FieldError, type MessageParams } from '../../doma
 
 const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: true };
 
+/** Scalars of a list joined for a message, bounded (nested values are left out, never walked). */
+function listParam(values: unknown[]): string {
+  return values
+    .slice(0, 50)
+    .filter(v => v === null || typeof v !== 'object')
+    .map(String)
+    .join(', ')
+    .slice(0, 500);
+}
+
 function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError {
   const field = detail.path.map(String).join('.') || String(detail.context?.key ?? 'body');
   const params: MessageParams = { field };
   for (const [key, value] of Object.entries(detail.context ?? {})) {
     if (typeof value === 'string' || typeof value === 'number') params[key] = value;
-    if (Array.isArray(value)) params[key] = value.join(', ');
+    // Lists of allowed values (`valids`) only: never render a rejected value, which may be any JSON.
+    if (Array.isArray(value) && key !== 'value') params[key] = listParam(value);
   }
   // Schemas name an i18n key through `.messages()`; otherwise a generic key per joi error type.
   const messageKey = req.i18n.exists(detail.message)
@@ -22,12 +33,17 @@ function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError
   return { field, messageKey, params };
 }
 
-/** Validates params, query and body against the route's joi schemas; the result is the handler's input. */
-export function validateInput(route: RouteDefinition) {
+type InputPart = 'params' | 'query' | 'body';
+
+/**
+ * Validates the given parts of the request (default all three) against the route's joi schemas; the result,
+ * merged into what an earlier call validated, is the handler's input.
+ */
+export function validateInput(route: RouteDefinition, parts: InputPart[] = ['params', 'query', 'body']) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const input: ValidatedInput = { params: {}, query: {}, body: undefined };
+    const input: ValidatedInput = res.locals.input ?? { params: {}, query: {}, body: undefined };
     const errors: FieldError[] = [];
-    for (const part of ['params', 'query', 'body'] as const) {
+    for (const part of parts) {
       const schema = route.request?.[part];
       const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (!schema) {

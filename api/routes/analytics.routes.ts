@@ -3,7 +3,7 @@ import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import * as s from '../../domain/analytics/analytics.schemas.js';
 import { dayRange, dayRangeOrDefault, timeRange } from '../../domain/analytics/date-params.js';
-import { stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
+import { MAX_STOCK_VALUE_DAYS, stockValueOverTime } from '../../domain/analytics/stock-value-over-time.js';
 import { stockPerSupplier } from '../../domain/analytics/stock-per-supplier.js';
 import { lowStockCount } from '../../domain/analytics/low-stock-count.js';
 import { itemUpdateFrequency } from '../../domain/analytics/item-update-frequency.js';
@@ -96,7 +96,7 @@ const financial = Joi.object({
 const ok = (description: string, schema: Joi.Schema) => ({ 200: { description, schema } });
 const TAG = 'Analytics';
 
-/** N1..N11 and X1..X3 of the contract. Reads are for any signed-in user and public in demo mode, except N8 and X2/X3. */
+/** N1..N11 and X1..X3 of the contract. Reads are for any signed-in user and public in demo mode (X2/X3 stay ADMIN-only for signed-in callers), except N8. */
 export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
   defineRoutes([
     {
@@ -115,7 +115,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
         res.json(
           await stockValueOverTime(
             req.em,
-            dayRange(query.start, query.end, ['start', 'end']),
+            dayRange(query.start, query.end, ['start', 'end'], MAX_STOCK_VALUE_DAYS),
             query.supplierId ?? null,
           ),
         ),
@@ -310,9 +310,10 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/by-employee',
-      summary: 'Changes per user and period (X2, ADMIN); default the last 30 days',
+      summary: 'Changes per user and period (X2, ADMIN; anonymous in demo mode); default the last 30 days',
       tag: TAG,
       access: 'admin',
+      demoRead: true,
       request: { query: s.byEmployeeQuery },
       responses: ok(
         'Per period and user',
@@ -338,9 +339,10 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/employee-changes',
-      summary: "A user's changes as a Spring-style page (X3, ADMIN)",
+      summary: "A user's changes as a Spring-style page (X3, ADMIN; anonymous in demo mode)",
       tag: TAG,
       access: 'admin',
+      demoRead: true,
       request: { query: s.employeeChangesQuery },
       responses: ok('Page of changes', springPageOf(stockUpdate)),
       handler: async (req, res, { query }) => {

@@ -17,6 +17,7 @@ import {
   updatePriceQuery,
 } from '../../domain/inventory/inventory.schemas.js';
 import {
+  assertItemExists,
   countItems,
   getItem,
   listItems,
@@ -111,6 +112,7 @@ export const itemRoutes = (services: Services) =>
       tag: TAG,
       access: 'admin',
       request: { params: itemIdParams, body: updateItemBody },
+      mustExist: (em, params) => assertItemExists(em, params.id),
       responses: { 200: itemResponse('Updated') },
       handler: writeHandler(services, async (em, req, { params, body }) => {
         const { item, eventIds } = await updateItem(

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type Joi from 'joi';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ValidatedInput } from '../request-context.js';
 
 /**
@@ -32,6 +33,11 @@ export interface RouteDefinition {
     query?: Joi.ObjectSchema;
     body?: Joi.Schema;
   };
+  /**
+   * The resource the path names, when it must exist before the query and body are looked at (404 first):
+   * runs after the path params are validated and throws the resource's NotFoundError.
+   */
+  mustExist?: (em: EntityManager, params: Record<string, any>) => Promise<void>;
   responses: Record<number, ResponseSpec>;
   /** Thin: read `input`, call one use case, present the result. */
   handler: (req: Request, res: Response, input: ValidatedInput) => unknown;

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { markEventsDone, pendingEvents } from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER } from '../outbox/consumers.js';
@@ -34,12 +34,12 @@ interface AlertState {
  * the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the commit.
  */
 export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
-  return async (tx, part, limit, itemId) => {
-    const events = await pendingEvents(tx, ALERTS_CONSUMER, part, limit, itemId);
+  return async (sql, part, limit, itemId) => {
+    const events = await pendingEvents(sql, ALERTS_CONSUMER, part, limit, itemId);
     if (events.length === 0) return 0;
     const stock = events.filter(e => e.type === STOCK_CHANGED);
     const current = new Map<string, AlertState>();
-    for (const a of await openAlerts(tx, [...new Set(stock.map(e => e.payload.itemId))]))
+    for (const a of await openAlerts(sql, [...new Set(stock.map(e => e.payload.itemId))]))
       current.set(a.itemId, a);
     const touched: AlertState[] = [...current.values()];
     for (const { id, payload: p } of stock) {
@@ -80,9 +80,9 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
         current.delete(p.itemId);
       }
     }
-    await writeAlerts(tx, touched, webhookUrl, deliveries);
+    await writeAlerts(sql, touched, webhookUrl, deliveries);
     await markEventsDone(
-      tx,
+      sql,
       ALERTS_CONSUMER,
       events.map(e => e.id),
     );
@@ -90,14 +90,18 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
   };
 }
 
-async function openAlerts(tx: EntityManager, itemIds: string[]): Promise<AlertState[]> {
+async function openAlerts(sql: SqlRun, itemIds: string[]): Promise<AlertState[]> {
   if (itemIds.length === 0) return [];
-  const rows = await tx.execute<
-    { id: string; item_id: string; item_name: string; quantity: number; minimum_quantity: number }[]
-  >(
+  const rows = await sql<{
+    id: string;
+    item_id: string;
+    item_name: string;
+    quantity: number;
+    minimum_quantity: number;
+  }>(
     `select id::text as id, item_id, item_name, quantity, minimum_quantity from low_stock_alert
-      where item_id = any(?::uuid[]) and closed_at is null`,
-    [`{${itemIds.join(',')}}`],
+      where item_id = any($1::uuid[]) and closed_at is null`,
+    [itemIds],
   );
   return rows.map(r => ({
     id: r.id,
@@ -119,17 +123,17 @@ async function openAlerts(tx: EntityManager, itemIds: string[]): Promise<AlertSt
  * item's "one open alert" slot before a new alert of the same item takes it.
  */
 async function writeAlerts(
-  tx: EntityManager,
+  sql: SqlRun,
   alerts: AlertState[],
   webhookUrl: string | undefined,
   deliveries: string[],
 ): Promise<void> {
   const existing = alerts.filter(a => a.id !== undefined);
   if (existing.length > 0)
-    await tx.execute(
+    await sql(
       `update low_stock_alert a set quantity = x.quantity, minimum_quantity = x.minimum_quantity,
               item_name = x.item_name, closed_at = x.closed_at, close_event_id = x.close_event_id
-         from jsonb_to_recordset(?::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
+         from jsonb_to_recordset($1::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
               closed_at timestamptz, close_event_id bigint)
         where a.id = x.id`,
       [
@@ -147,9 +151,9 @@ async function writeAlerts(
     );
   const opened = alerts.filter(a => a.id === undefined);
   if (opened.length === 0) return;
-  const rows = await tx.execute<{ delivery_id: string | null }[]>(
+  const rows = await sql<{ delivery_id: string | null }>(
     `with x as (
-       select * from jsonb_to_recordset(?::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
+       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
          quantity int, minimum_quantity int, raised_at varchar, open_event_id bigint, closed_at timestamptz,
          close_event_id bigint, webhook jsonb)
      ), a as (
@@ -161,9 +165,9 @@ async function writeAlerts(
        returning id, open_event_id
      ), d as (
        insert into webhook_delivery (alert_id, event_type, url, payload)
-       select a.id, '${LOW_STOCK_OPENED}', ?::text, x.webhook || jsonb_build_object('alertId', a.id::text)
+       select a.id, '${LOW_STOCK_OPENED}', $2::text, x.webhook || jsonb_build_object('alertId', a.id::text)
          from a join x using (open_event_id)
-        where ?::text is not null
+        where $2::text is not null
         order by a.open_event_id
        returning id
      )
@@ -183,7 +187,6 @@ async function writeAlerts(
           webhook: a.webhook,
         })),
       ),
-      webhookUrl ?? null,
       webhookUrl ?? null,
     ],
   );

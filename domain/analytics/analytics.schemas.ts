@@ -1,21 +1,26 @@
 import Joi from 'joi';
-import { isValidDateParam } from './date-params.js';
+import { integer } from '../shared/joi-extras.js';
+import { isSupportedInstant, isValidDateParam, parseDateParam, SUPPORTED_DATES } from './date-params.js';
 
 const MISSING = { 'any.required': 'analytics.parameter.missing' };
 
-/** A `yyyy-MM-dd` date or an ISO-8601 date-time; '' counts as absent. */
+/** A `yyyy-MM-dd` date or an ISO-8601 date-time within SUPPORTED_DATES; '' counts as absent. */
 export const dateParam = Joi.string()
   .trim()
   .empty('')
   .max(40)
-  .custom((value: string, helpers) => (isValidDateParam(value) ? value : helpers.error('any.invalid')))
-  .messages({ 'any.invalid': 'analytics.date.invalid', ...MISSING });
+  .custom((value: string, helpers) => {
+    if (!isValidDateParam(value)) return helpers.error('any.invalid');
+    if (!isSupportedInstant(parseDateParam(value).at)) return helpers.error('date.range', SUPPORTED_DATES);
+    return value;
+  })
+  .messages({ 'any.invalid': 'analytics.date.invalid', 'date.range': 'error.date.range', ...MISSING });
 
 export const uuidParam = Joi.string().trim().empty('').guid().messages(MISSING);
 export const requiredDate = dateParam.required().messages(MISSING);
 export const requiredUuid = uuidParam.required().messages(MISSING);
 const text = Joi.string().trim().empty('').max(255);
-const change = Joi.number().integer().min(-2147483648).max(2147483647);
+const change = integer().min(-2147483648).max(2147483647);
 
 export const rangeQuery = Joi.object({ start: requiredDate, end: requiredDate, supplierId: uuidParam });
 export const supplierRequiredQuery = Joi.object({ supplierId: requiredUuid });
@@ -62,7 +67,7 @@ export const employeeChangesQuery = Joi.object({
   supplierId: uuidParam,
   startDate: dateParam,
   endDate: dateParam,
-  page: Joi.number().integer(),
-  size: Joi.number().integer(),
+  page: integer(),
+  size: integer(),
   sort: Joi.alternatives().try(Joi.string(), Joi.array().items(Joi.string())),
 });

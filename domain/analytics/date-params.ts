@@ -23,6 +23,20 @@ export const isValidDateParam = (value: string): boolean => {
   return /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(new Date(value).getTime());
 };
 
+/**
+ * The one supported range of every date and date-time parameter (contract, Analytics): 1900-01-01 up to the
+ * end of 9999-12-30 (UTC), so that a day added to an upper bound still fits a PostgreSQL timestamp written
+ * as `yyyy`. Checked by the schemas, before any SQL.
+ */
+export const SUPPORTED_DATES = { min: '1900-01-01', max: '9999-12-30' } as const;
+const FIRST_MS = Date.parse(`${SUPPORTED_DATES.min}T00:00:00.000Z`);
+const AFTER_LAST_MS = Date.parse(`${SUPPORTED_DATES.max}T00:00:00.000Z`) + DAY_MS;
+
+export const isSupportedInstant = (at: Date): boolean => {
+  const ms = at.getTime();
+  return ms >= FIRST_MS && ms < AFTER_LAST_MS;
+};
+
 export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 export const addDays = (day: string, days: number): string =>
   utcDay(new Date(new Date(`${day}T00:00:00.000Z`).getTime() + days * DAY_MS));
@@ -32,14 +46,26 @@ function checkOrder(first: string | Date, second: string | Date, names: [string,
     throw new ValidationError('analytics.range.inverted', { params: { start: names[0], end: names[1] } });
 }
 
-/** An inclusive range of UTC days; `<start> must be on or before <end>` when inverted. */
+/** Days in an inclusive range of UTC days. */
+export const daysIn = (range: { start: string; end: string }): number =>
+  Math.round(
+    (Date.parse(`${range.end}T00:00:00.000Z`) - Date.parse(`${range.start}T00:00:00.000Z`)) / DAY_MS,
+  ) + 1;
+
+/**
+ * An inclusive range of UTC days; `<start> must be on or before <end>` when inverted, and at most `maxDays`
+ * days when given (an answer with one point per day grows with the span).
+ */
 export function dayRange(
   start: string,
   end: string,
   names: [string, string],
+  maxDays?: number,
 ): { start: string; end: string } {
   const range = { start: utcDay(parseDateParam(start).at), end: utcDay(parseDateParam(end).at) };
   checkOrder(range.start, range.end, names);
+  if (maxDays !== undefined && daysIn(range) > maxDays)
+    throw new ValidationError('analytics.range.too.long', { params: { max: maxDays } });
   return range;
 }
 
@@ -69,8 +95,12 @@ export function timeRange(
 ): { from: Date; to: Date; toInclusive: boolean } {
   const upper = end ? parseDateParam(end) : { at: now, dateOnly: false };
   const from = start ? parseDateParam(start).at : new Date(now.getTime() - 30 * DAY_MS);
-  checkOrder(from, upper.at, names);
-  return upper.dateOnly
-    ? { from, to: new Date(upper.at.getTime() + DAY_MS), toInclusive: false }
-    : { from, to: upper.at, toInclusive: true };
+  if (!upper.dateOnly) {
+    checkOrder(from, upper.at, names);
+    return { from, to: upper.at, toInclusive: true };
+  }
+  // A start anywhere within the day of a date-only end is on or before it.
+  const to = new Date(upper.at.getTime() + DAY_MS);
+  if (from >= to) checkOrder(from, upper.at, names);
+  return { from, to, toInclusive: false };
 }

@@ -5,7 +5,6 @@ import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
 import { writeRollups } from './write-rollups.js';
-import { executeNative } from './native-sql.js';
 
 export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
   eventId: id,
@@ -27,8 +26,8 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
  * (writeRollups: upserts grouped per rollup key, in key order so concurrent partitions never deadlock), and
  * marked done - all in the caller's transaction.
  */
-export const foldPendingEvents: ConsumerBatch = async (tx, part, limit, itemId) => {
-  const events = await pendingEvents(tx, ANALYTICS_CONSUMER, part, limit, itemId);
+export const foldPendingEvents: ConsumerBatch = async (sql, part, limit, itemId) => {
+  const events = await pendingEvents(sql, ANALYTICS_CONSUMER, part, limit, itemId);
   if (events.length === 0) return 0;
   const byItem = new Map<string, FoldEvent[]>();
   for (const e of events) {
@@ -37,13 +36,12 @@ export const foldPendingEvents: ConsumerBatch = async (tx, part, limit, itemId) 
     list.push(payloadToFoldEvent(e.id, e.payload));
     byItem.set(e.payload.itemId, list);
   }
-  const states = await executeNative<{
+  const states = await sql<{
     item_id: string;
     wac_q: number;
     wac_c: string;
     last_event_id: string;
   }>(
-    tx,
     `select item_id, wac_q, wac_c::text, last_event_id::text from analytics_item
      where item_id in (select jsonb_array_elements_text($1::jsonb)::uuid)`,
     [JSON.stringify([...byItem.keys()])],
@@ -58,9 +56,9 @@ export const foldPendingEvents: ConsumerBatch = async (tx, part, limit, itemId) 
       list,
     );
   });
-  await writeRollups(tx, folds);
+  await writeRollups(sql, folds);
   await markEventsDone(
-    tx,
+    sql,
     ANALYTICS_CONSUMER,
     events.map(e => e.id),
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRun } from '../shared/native-transaction.js';
 
 let sequence = 0;
 
@@ -25,3 +26,9 @@ export async function executeNative<T = Record<string, unknown>>(
   });
   return result.rows;
 }
+
+/** `executeNative` on an EntityManager as a plain statement runner (joins its transaction, if any). */
+export const nativeSql =
+  (em: EntityManager): SqlRun =>
+  <T>(text: string, params: unknown[] = []) =>
+    executeNative<T>(em, text, params);

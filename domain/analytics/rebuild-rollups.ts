@@ -4,7 +4,7 @@ import { foldItemEvents, NO_SUPPLIER, type FoldEvent } from './fold-item-events.
 import { lockRebuildExclusive } from './locks.js';
 import { DAY_NAMES, writeRollups } from './write-rollups.js';
 import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
-import { executeNative } from './native-sql.js';
+import { executeNative, nativeSql } from './native-sql.js';
 
 export interface RebuildResult {
   items: number;
@@ -104,7 +104,7 @@ export async function rebuildRollups(
         byItem.set(r.item_id, list);
       }
       const folds = [...byItem.values()].map(list => foldItemEvents({ q: 0, c: 0n, lastEventId: '0' }, list));
-      await writeRollups(tx, folds, { dayTable: 'rebuild_item_day' });
+      await writeRollups(nativeSql(tx), folds, { dayTable: 'rebuild_item_day' });
       done += batch.length;
       events += rows.length;
       await onProgress(Math.min(99, Math.floor((done / Math.max(1, totalItems)) * 100)));

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { likePattern } from './reason-breakdown.js';
+import { ValidationError } from '../shared/errors.js';
 
 export interface StockUpdateRow {
   itemId: string;
@@ -66,6 +67,9 @@ export const toStockUpdateRow = (r: any): StockUpdateRow => ({
 
 /** N7/N8: history entries matching the filter, newest first, at most 1000. */
 export async function stockUpdates(em: EntityManager, filter: StockUpdateFilter): Promise<StockUpdateRow[]> {
+  const { minChange, maxChange } = filter;
+  if (minChange != null && maxChange != null && minChange > maxChange)
+    throw new ValidationError('analytics.change.inverted');
   const where = stockUpdateWhere(filter);
   const rows = await em.execute<any[]>(
     `select ${STOCK_UPDATE_COLUMNS} from stock_history where ${where.sql}

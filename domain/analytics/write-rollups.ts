@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatUnits } from './decimal.js';
-import { executeNative } from './native-sql.js';
+import type { SqlRun } from '../shared/native-transaction.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,
@@ -78,7 +77,7 @@ const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${D
  * Works for the consumer's increments and for the rebuild's bulk inserts alike.
  */
 export async function writeRollups(
-  em: EntityManager,
+  sql: SqlRun,
   folds: FoldResult[],
   options: { dayTable?: string } = {},
 ): Promise<void> {
@@ -88,16 +87,12 @@ export async function writeRollups(
     let j = i;
     while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
       rows += folds[j++].days.length;
-    await writeChunk(em, folds.slice(i, j), options);
+    await writeChunk(sql, folds.slice(i, j), options);
     i = j;
   }
 }
 
-async function writeChunk(
-  em: EntityManager,
-  folds: FoldResult[],
-  options: { dayTable?: string },
-): Promise<void> {
+async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?: string }): Promise<void> {
   const days = folds.flatMap(f => f.days.map(dayJson));
   const items = folds
     .filter(f => f.days.length > 0)
@@ -109,21 +104,19 @@ async function writeChunk(
     }));
   if (options.dayTable) {
     // Bulk path of the rebuild: a plain insert into an unindexed staging table; the rest is derived at its end.
-    await executeNative(
-      em,
+    await sql(
       `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
        select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
       [JSON.stringify(days)],
     );
-    await executeNative(em, ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
+    await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
     return;
   }
   if (days.length === 0) return;
   const daysJson = JSON.stringify(days);
   // The item's own rows first. A new day row starts from the pair's running count before its day (the
   // statement's snapshot does not see its own inserts); runningCountsUpdate then adds every delta from its day on.
-  await executeNative(
-    em,
+  await sql(
     `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
      select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
             coalesce((select p.cum_entries from analytics_item_day p
@@ -138,7 +131,7 @@ async function writeChunk(
      ).join(', ')}`,
     [daysJson],
   );
-  await executeNative(em, runningCountsUpdate(dayRows('$1')), [daysJson]);
+  await sql(runningCountsUpdate(dayRows('$1')), [daysJson]);
   // Then everything else in ONE statement (one round trip).
   const statements = [
     pairTotalsUpsert(dayRows('$1')),
@@ -147,7 +140,7 @@ async function writeChunk(
     USER_UPSERT('$3'),
     ...supplierBucketUpserts(dayRows('$1')),
   ];
-  await executeNative(em, `with ${statements.map((sql, i) => `w${i} as (${sql})`).join(', ')} select 1`, [
+  await sql(`with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')} select 1`, [
     daysJson,
     JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
     JSON.stringify(folds.flatMap(f => f.users.map(userJson))),

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { integer, number } from '../shared/joi-extras.js';
 import { hasAtMostTwoDecimals } from '../shared/money.js';
 
 /** PostgreSQL `integer` and `numeric(12,2)` bounds. */
@@ -26,7 +27,7 @@ const quantityMessages = {
 };
 
 /** Integer 0..2^31-1. `null` counts as missing when the field is required. */
-export const quantityField = Joi.number()
+export const quantityField = number()
   .custom((value: number, helpers) => {
     if (!Number.isInteger(value)) return helpers.error('number.integer');
     if (value < 0) return helpers.error('number.min', { limit: 0 });
@@ -49,11 +50,11 @@ const priceMessages = {
 };
 
 /** Number >= 0.01 with at most two decimals (checked on the decimal text, never rounded). */
-export const priceField = Joi.number()
+export const priceField = number()
   .custom((value: number, helpers) => {
     if (value <= 0) return helpers.error('number.min', { limit: 0 });
-    if (!hasAtMostTwoDecimals(value)) return helpers.error('number.precision', { limit: 2 });
     if (value > MAX_PRICE) return helpers.error('number.max', { limit: MAX_PRICE });
+    if (!hasAtMostTwoDecimals(value)) return helpers.error('number.precision', { limit: 2 });
     return value;
   })
   .messages(priceMessages)
@@ -166,7 +167,7 @@ export const productIdParams = Joi.object({
 });
 
 const nonNegativeInt = (max: number, key: string) =>
-  Joi.number().integer().min(0).max(max).messages({
+  integer().min(0).max(max).messages({
     'number.base': key,
     'number.integer': key,
     'number.min': key,

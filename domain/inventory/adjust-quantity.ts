@@ -4,7 +4,8 @@ import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
 import { poolQuery } from '../shared/pool-query.js';
 import { normaliseReason } from '../stock-history/reasons.js';
-import { itemNotFound, negativeStock, staleItem } from './item-errors.js';
+import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
+import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
 import { toItemView, type ItemRow } from './item.view.js';
 import type { StockWriteResult } from './create-item.js';
 
@@ -28,7 +29,7 @@ with u as (
   update inventory_item i
      set quantity = i.quantity + ?, version = i.version + 1, updated_at = now()
     from supplier s
-   where s.id = i.supplier_id and i.id = ? and i.quantity + ? >= 0
+   where s.id = i.supplier_id and i.id = ? and i.quantity + ?::bigint between 0 and ${MAX_ITEM_QUANTITY}
      and (?::integer is null or i.quantity = ?::integer)
      and (?::integer is null or i.version = ?::integer)
   returning i.*, s.name as supplier_name
@@ -53,7 +54,8 @@ select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.
  * I8: a guarded atomic update (never a read-modify-write; PostgreSQL re-checks the WHERE clause on the newest
  * row version after waiting for a concurrent writer, so no update is lost and stock never goes below 0) plus
  * the outbox event, committed together. When the update matches nothing, the current row tells why:
- * 404 -> 412 (expectedQuantity / If-Match) -> 422 (would go negative).
+ * 404 -> 412 (expectedQuantity / If-Match) -> 422 (would go negative, or above the maximum quantity: the bound
+ * is part of the guarded WHERE clause, so concurrent adjustments cannot pass it together either).
  */
 export async function adjustQuantity(
   em: EntityManager,
@@ -86,6 +88,7 @@ export async function adjustQuantity(
     const { quantity, version } = current[0];
     if (input.expectedQuantity !== undefined && quantity !== input.expectedQuantity) throw staleItem();
     if (input.expectedVersion !== undefined && version !== input.expectedVersion) throw staleItem();
+    if (quantity + input.delta > MAX_ITEM_QUANTITY) throw quantityTooLarge();
     if (quantity + input.delta < 0 || attempt >= 10) throw negativeStock();
     // The row changed between the update and this read in a way that now allows the change: try again.
   }

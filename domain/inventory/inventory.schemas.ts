@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { moneySchema, pagingQuery } from '../shared/joi-extras.js';
+import { integer, moneySchema, pagingQuery } from '../shared/joi-extras.js';
 import { ADJUST_REASONS, REASON_ALIASES } from '../stock-history/reasons.js';
 
 const name = Joi.string().trim().min(1).max(255).messages({
@@ -16,9 +16,12 @@ const price = moneySchema({
   required: 'inventory.item.price.required',
 });
 
+/** The largest quantity (and minimum quantity) an item may have (contract: 0..999999). */
+export const MAX_ITEM_QUANTITY = 999999;
+
 const itemFields = {
   name: name.required(),
-  quantity: Joi.number().integer().min(0).max(999999).required().messages({
+  quantity: integer().min(0).max(MAX_ITEM_QUANTITY).required().messages({
     'number.min': 'inventory.item.quantity.min',
     'number.max': 'inventory.item.quantity.max',
     'any.required': 'inventory.item.quantity.required',
@@ -28,7 +31,7 @@ const itemFields = {
     'any.required': 'inventory.item.supplier.required',
     'string.empty': 'inventory.item.supplier.required',
   }),
-  minimumQuantity: Joi.number().integer().min(0).max(999999).default(0).messages({
+  minimumQuantity: integer().min(0).max(MAX_ITEM_QUANTITY).default(0).messages({
     'number.min': 'inventory.item.minimum.min',
   }),
   sku: Joi.string().trim().max(64).allow('', null).messages({ 'string.max': 'inventory.item.sku.too.long' }),
@@ -50,7 +53,7 @@ export const ADJUST_REASON_INPUTS = [...ADJUST_REASONS, ...Object.keys(REASON_AL
 
 /** I8 query. */
 export const adjustQuantityQuery = Joi.object({
-  delta: Joi.number().integer().min(-2147483648).max(2147483647).invalid(0).required().messages({
+  delta: integer().min(-2147483648).max(2147483647).invalid(0).required().messages({
     'any.invalid': 'inventory.adjust.delta.zero',
     'any.required': 'inventory.adjust.delta.required',
   }),
@@ -61,7 +64,7 @@ export const adjustQuantityQuery = Joi.object({
       'any.only': 'inventory.adjust.reason.invalid',
       'any.required': 'inventory.adjust.reason.invalid',
     }),
-  expectedQuantity: Joi.number().integer().min(0),
+  expectedQuantity: integer().min(0),
 });
 
 /** I9 query. */

@@ -11,6 +11,8 @@ export const duplicateItemName = () => new DuplicateResourceError('error.duplica
 export const duplicateSku = () => new DuplicateResourceError('inventory.item.sku.duplicate');
 export const staleItem = () => new PreconditionFailedError('inventory.item.stale');
 export const negativeStock = () => new UnprocessableError('inventory.item.quantity.negative');
+/** An adjustment whose result would exceed the maximum quantity create and PUT accept. */
+export const quantityTooLarge = () => new UnprocessableError('inventory.item.quantity.max');
 
 /**
  * `If-Match` value -> expected version. `*` or absent -> undefined (any version); `"3"`, `W/"3"` and `3` -> 3;

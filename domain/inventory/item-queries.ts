@@ -29,6 +29,13 @@ export async function getItem(em: EntityManager, id: string): Promise<ItemView> 
   return toItemView(rows[0]);
 }
 
+/** 404 unless the item exists (I4 answers 404 before it looks at the body). */
+export async function assertItemExists(em: EntityManager, id: string): Promise<void> {
+  if (!isUuid(id)) throw itemNotFound();
+  const rows = await em.execute<unknown[]>('select 1 from inventory_item where id = ?', [id]);
+  if (rows.length === 0) throw itemNotFound();
+}
+
 /** I6. */
 export async function countItems(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ n: string }[]>('select count(*) as n from inventory_item');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
+import { recordStockChanged } from './stock-event.js';
 import { centsToNumber } from '../shared/money.js';
 
 const DEMO_USER = 'admin';
@@ -21,17 +21,92 @@ const SUPPLIERS = [
   },
 ] as const;
 
-/** Demo items: supplier index, unit price in cents, minimum quantity and the stock they start with. */
-const ITEMS = [
-  { name: 'Steel Bolts M8', sku: 'BOLT-M8', supplier: 0, priceCents: 35, minimum: 200, start: 1000 },
-  { name: 'Hex Nuts M8', sku: 'NUT-M8', supplier: 0, priceCents: 12, minimum: 300, start: 1500 },
-  { name: 'Cordless Drill', sku: 'DRILL-18V', supplier: 1, priceCents: 8999, minimum: 5, start: 25 },
+/**
+ * Demo items: supplier index, unit price in cents, minimum quantity and the stock they start with. `prices`
+ * are price changes (new price in cents, days ago) so the price-trend chart moves; `endsLow` items are sold
+ * below their minimum at the end, so the low-stock count, lists and alerts have something to show.
+ */
+const ITEMS: readonly DemoItem[] = [
+  {
+    name: 'Steel Bolts M8',
+    sku: 'BOLT-M8',
+    supplier: 0,
+    priceCents: 35,
+    minimum: 200,
+    start: 1000,
+    prices: [
+      [38, 60],
+      [41, 25],
+    ],
+  },
+  {
+    name: 'Hex Nuts M8',
+    sku: 'NUT-M8',
+    supplier: 0,
+    priceCents: 12,
+    minimum: 300,
+    start: 1500,
+    endsLow: true,
+  },
+  {
+    name: 'Cordless Drill',
+    sku: 'DRILL-18V',
+    supplier: 1,
+    priceCents: 8999,
+    minimum: 5,
+    start: 25,
+    prices: [
+      [7999, 45],
+      [8499, 10],
+    ],
+    endsLow: true,
+  },
   { name: 'Safety Gloves', sku: 'GLOVE-L', supplier: 1, priceCents: 450, minimum: 40, start: 120 },
   { name: 'Measuring Tape 5m', sku: 'TAPE-5M', supplier: 1, priceCents: 799, minimum: 10, start: 60 },
-  { name: 'Copper Wire 10m', sku: 'WIRE-CU10', supplier: 2, priceCents: 1250, minimum: 20, start: 80 },
-  { name: 'Circuit Breaker 16A', sku: 'CB-16A', supplier: 2, priceCents: 1575, minimum: 15, start: 40 },
-  { name: 'LED Panel 60x60', sku: 'LED-6060', supplier: 2, priceCents: 4200, minimum: 8, start: 30 },
-] as const;
+  {
+    name: 'Copper Wire 10m',
+    sku: 'WIRE-CU10',
+    supplier: 2,
+    priceCents: 1250,
+    minimum: 20,
+    start: 80,
+    prices: [
+      [1390, 70],
+      [1475, 35],
+      [1420, 5],
+    ],
+  },
+  {
+    name: 'Circuit Breaker 16A',
+    sku: 'CB-16A',
+    supplier: 2,
+    priceCents: 1575,
+    minimum: 15,
+    start: 40,
+    endsLow: true,
+  },
+  {
+    name: 'LED Panel 60x60',
+    sku: 'LED-6060',
+    supplier: 2,
+    priceCents: 4200,
+    minimum: 8,
+    start: 30,
+    prices: [[3950, 50]],
+  },
+];
+
+interface DemoItem {
+  name: string;
+  sku: string;
+  supplier: number;
+  priceCents: number;
+  minimum: number;
+  start: number;
+  /** [new price in cents, days ago], oldest first. */
+  prices?: readonly (readonly [number, number])[];
+  endsLow?: boolean;
+}
 
 interface DemoEvent {
   reason: string;
@@ -49,18 +124,27 @@ function random(seed: number): () => number {
   };
 }
 
-/** Three months of plausible history for one item: initial stock, weekly sales, restocks, a write-off, a price change. */
+/**
+ * Three months of plausible history for one item: initial stock, sales, restocks, write-offs and returns, the
+ * item's price changes, and for `endsLow` items a last sale that leaves them below their minimum.
+ */
 function storyOf(
-  item: (typeof ITEMS)[number],
+  item: DemoItem,
   index: number,
 ): { events: DemoEvent[]; quantity: number; priceCents: number } {
   const next = random(index + 7);
   let quantity = item.start;
-  let priceCents: number = item.priceCents;
+  let priceCents = item.priceCents;
+  const prices = [...(item.prices ?? [])];
   const events: DemoEvent[] = [
     { reason: 'INITIAL_STOCK', change: item.start, priceCents, day: HISTORY_DAYS },
   ];
-  for (let day = HISTORY_DAYS - 3; day > 0; day -= 3 + Math.floor(next() * 4)) {
+  for (let day = HISTORY_DAYS - 3; day > 1; day -= 3 + Math.floor(next() * 4)) {
+    while (prices.length > 0 && prices[0][1] >= day) {
+      const [newPrice, priceDay] = prices.shift()!;
+      priceCents = newPrice;
+      events.push({ reason: 'PRICE_CHANGE', change: 0, priceCents, day: priceDay });
+    }
     const roll = next();
     if (roll < 0.6 && quantity > 0) {
       const sold = Math.max(1, Math.min(quantity, Math.round(item.start * (0.05 + next() * 0.1))));
@@ -70,16 +154,22 @@ function storyOf(
       const restock = Math.round(item.start * (0.2 + next() * 0.3));
       events.push({ reason: 'RESTOCK', change: restock, priceCents, day });
       quantity += restock;
-    } else if (roll < 0.88 && quantity > 0) {
+    } else if (roll < 0.9 && quantity > 0) {
       events.push({ reason: 'DAMAGED', change: -1, priceCents, day });
       quantity -= 1;
-    } else if (roll < 0.93) {
-      priceCents = Math.max(1, Math.round(priceCents * (1 + (next() - 0.4) / 10)));
-      events.push({ reason: 'PRICE_CHANGE', change: 0, priceCents, day });
     } else if (quantity > 0) {
       events.push({ reason: 'RETURN', change: 1, priceCents, day });
       quantity += 1;
     }
+  }
+  for (const [newPrice, priceDay] of prices) {
+    priceCents = newPrice;
+    events.push({ reason: 'PRICE_CHANGE', change: 0, priceCents, day: priceDay });
+  }
+  const low = Math.floor(item.minimum / 2);
+  if (item.endsLow && quantity > low) {
+    events.push({ reason: 'SALE', change: low - quantity, priceCents, day: 1 });
+    quantity = low;
   }
   return { events, quantity, priceCents };
 }
@@ -143,30 +233,29 @@ export async function seedDemoInventory(em: EntityManager): Promise<number> {
           story.events.length,
         ],
       );
-      const itemId = rows[0].id;
+      const demoItem = {
+        id: rows[0].id,
+        name: item.name,
+        supplier_id: supplierId,
+        supplier_name: SUPPLIERS[item.supplier].name,
+        minimum_quantity: item.minimum,
+      };
       let quantity = 0;
+      // The same event path as the API's writes (price update included): the consumers build the history
+      // entries, alerts and rollups from these events.
       for (const [position, event] of story.events.entries()) {
-        const payload: StockChangedPayload = {
-          itemId,
-          itemName: item.name,
-          supplierId,
-          supplierName: SUPPLIERS[item.supplier].name,
-          change: event.change,
-          quantityBefore: quantity,
-          quantityAfter: quantity + event.change,
-          minimumQuantity: item.minimum,
-          reason: event.reason,
-          priceAtChange: centsToNumber(event.priceCents).toFixed(2),
-          createdBy: DEMO_USER,
-          occurredAt: daysAgo(event.day, index * 10 + (position % 10)).toISOString(),
-          correlationId: null,
-        };
+        await recordStockChanged(
+          tx,
+          { ...demoItem, price: centsToNumber(event.priceCents).toFixed(2) },
+          {
+            change: event.change,
+            quantityBefore: quantity,
+            reason: event.reason,
+            at: daysAgo(event.day, index * 40 + position),
+          },
+          { user: DEMO_USER, correlationId: null },
+        );
         quantity += event.change;
-        await tx.execute('insert into outbox_event (type, aggregate_id, payload) values (?, ?, ?::jsonb)', [
-          STOCK_CHANGED,
-          itemId,
-          JSON.stringify(payload),
-        ]);
       }
       created += 1 + story.events.length;
     }

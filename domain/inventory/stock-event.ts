@@ -8,7 +8,15 @@ export interface StockChange {
   quantityBefore: number;
   reason: string;
   deleted?: boolean;
+  /** When it happened, for history written after the fact (the demo seed); default: now, under the row lock. */
+  at?: Date;
 }
+
+/** What an event needs to know about its item. */
+export type StockEventItem = Pick<
+  ItemRow,
+  'id' | 'name' | 'supplier_id' | 'supplier_name' | 'minimum_quantity' | 'price'
+>;
 
 /**
  * Writes the outbox row of a stock change inside the caller's transaction. It carries everything the history
@@ -16,7 +24,7 @@ export interface StockChange {
  */
 export async function recordStockChanged(
   em: EntityManager,
-  row: ItemRow,
+  row: StockEventItem,
   change: StockChange,
   context: WriteContext,
 ): Promise<string> {
@@ -39,9 +47,9 @@ export async function recordStockChanged(
   const rows = await em.execute<{ id: string }[]>(
     `insert into outbox_event (type, aggregate_id, payload)
      values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
-       to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
+       to_char(coalesce(?::timestamptz, clock_timestamp()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
      returning id`,
-    [STOCK_CHANGED, row.id, JSON.stringify(payload)],
+    [STOCK_CHANGED, row.id, JSON.stringify(payload), change.at?.toISOString() ?? null],
   );
   return String(rows[0].id);
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboxConsumer } from './consumers.js';
-import { lockRebuildShared, REBUILD_LOCK_SHARED } from '../analytics/locks.js';
+import { REBUILD_LOCK_SHARED } from '../analytics/locks.js';
+import { nativePool, nativeTransaction, type SqlRun } from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -12,12 +13,7 @@ export const CONSUMER_BATCH = 1000;
  * Applies up to `limit` pending events of partition `part` (of one item when given) in id order inside `tx`
  * and sets the consumer's marker on them in the same transaction; returns how many it applied.
  */
-export type ConsumerBatch = (
-  tx: EntityManager,
-  part: number,
-  limit: number,
-  itemId?: string,
-) => Promise<number>;
+export type ConsumerBatch = (sql: SqlRun, part: number, limit: number, itemId?: string) => Promise<number>;
 
 export interface DrainOptions {
   batchSize?: number;
@@ -58,9 +54,9 @@ export async function drainConsumer(
   for (;;) {
     const taken: { part: number | null } = { part: null };
     try {
-      const n = await em.transactional(async tx => {
-        taken.part = await takePendingPartition(tx, consumer, poisoned, options.rebuildShared === true);
-        return taken.part === null ? null : apply(tx, taken.part, batchSize);
+      const n = await nativeTransaction(em, async sql => {
+        taken.part = await takePendingPartition(sql, consumer, poisoned, options.rebuildShared === true);
+        return taken.part === null ? null : apply(sql, taken.part, batchSize);
       });
       if (n === null) return result;
       result.applied += n;
@@ -82,20 +78,20 @@ export async function drainConsumer(
  * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
  */
 async function takePendingPartition(
-  tx: EntityManager,
+  sql: SqlRun,
   consumer: OutboxConsumer,
   exclude: number[],
   rebuildShared: boolean,
 ): Promise<number | null> {
-  const rows = await tx.execute<{ part: number }[]>(
+  const rows = await sql<{ part: number }>(
     `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
-     select p.part from r, (select (g + ?) % ${OUTBOX_PARTITIONS} as part
+     select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                               from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
-      where p.part <> all(?::int[])
+      where p.part <> all($2::int[])
         and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
-                 then pg_try_advisory_xact_lock(?, p.part) else false end
+                 then pg_try_advisory_xact_lock($3::int, p.part) else false end
       limit 1`,
-    [Math.floor(Math.random() * OUTBOX_PARTITIONS), `{${exclude.join(',')}}`, consumer.lockNamespace],
+    [Math.floor(Math.random() * OUTBOX_PARTITIONS), exclude, consumer.lockNamespace],
   );
   return rows.length === 0 ? null : Number(rows[0].part);
 }
@@ -110,17 +106,19 @@ async function applyItemByItem(
   options: DrainOptions,
   result: DrainResult,
 ): Promise<void> {
-  const items = await em.execute<{ item_id: string }[]>(
-    `select distinct aggregate_id as item_id from outbox_event where part = ? and ${consumer.marker} is null`,
+  const items = await (
+    await nativePool(em)
+  ).query<{ item_id: string }>(
+    `select distinct aggregate_id as item_id from outbox_event where part = $1 and ${consumer.marker} is null`,
     [part],
   );
-  for (const { item_id: itemId } of items) {
+  for (const { item_id: itemId } of items.rows) {
     try {
       for (;;) {
-        const n = await em.transactional(async tx => {
-          if (options.rebuildShared) await lockRebuildShared(tx);
-          await tx.execute('select pg_advisory_xact_lock(?, ?)', [consumer.lockNamespace, part]);
-          return apply(tx, part, batchSize, itemId);
+        const n = await nativeTransaction(em, async sql => {
+          if (options.rebuildShared) await sql(`select ${REBUILD_LOCK_SHARED}`);
+          await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
+          return apply(sql, part, batchSize, itemId);
         });
         result.applied += n;
         result.batches += 1;

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRun } from '../shared/native-transaction.js';
 import type { StockChangedPayload } from './events.js';
 import type { OutboxConsumer } from './consumers.js';
 
@@ -15,34 +15,29 @@ export interface PendingEvent {
  * the outbox rows - which the other consumers update too - stay locked only for that statement and the commit.
  */
 export async function pendingEvents(
-  tx: EntityManager,
+  sql: SqlRun,
   consumer: OutboxConsumer,
   part: number,
   limit: number,
   itemId?: string,
 ): Promise<PendingEvent[]> {
-  const rows = await tx.execute<PendingEvent[]>(
+  return sql<PendingEvent>(
     `select o.id::text as id, o.type, o.payload from outbox_event o
-      where o.part = ? and o.${consumer.marker} is null ${itemId === undefined ? '' : 'and o.aggregate_id = ?'}
-      order by o.id limit ?`,
-    itemId === undefined ? [part, limit] : [part, itemId, limit],
+      where o.part = $1 and o.${consumer.marker} is null and ($3::text is null or o.aggregate_id = $3)
+      order by o.id limit $2`,
+    [part, limit, itemId ?? null],
   );
-  return rows;
 }
 
 /** Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. */
-export async function markEventsDone(
-  tx: EntityManager,
-  consumer: OutboxConsumer,
-  ids: string[],
-): Promise<void> {
+export async function markEventsDone(sql: SqlRun, consumer: OutboxConsumer, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const rows = await tx.execute<{ n: string }[]>(
+  const rows = await sql<{ n: string }>(
     `with marked as (update outbox_event set ${consumer.marker} = clock_timestamp()
-                     where id = any(?::bigint[]) and ${consumer.marker} is null
+                     where id = any($1::bigint[]) and ${consumer.marker} is null
                      returning 1)
      select count(*) as n from marked`,
-    [`{${ids.join(',')}}`],
+    [ids],
   );
   if (Number(rows[0].n) !== ids.length)
     throw new Error(`${consumer.name}: ${ids.length - Number(rows[0].n)} events were already done`);

@@ -1,6 +1,7 @@
 import {
   CheckConstraintViolationException,
   ConnectionException,
+  DeadlockException,
   DriverException,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
@@ -47,8 +48,18 @@ function isUnavailable(error: unknown): boolean {
 }
 
 /**
+ * A transaction that lost a deadlock (40P01) or a serialization check (40001): nothing of it was committed, and
+ * running it again is the remedy (PostgreSQL §13.5). Callers retry at the transaction boundary.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (error instanceof DeadlockException) return true;
+  const code = sqlState(error) ?? sqlState((error as { cause?: unknown } | null)?.cause);
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * The one place where database failures become domain errors: unique -> 409 DUPLICATE_RESOURCE,
- * foreign key -> 409, check / not null -> 400, connection trouble -> 503. Returns undefined for anything else.
+ * foreign key -> 409, deadlock / serialization failure (retries used up) -> 409, check / not null -> 400, connection trouble -> 503. Returns undefined for anything else.
  */
 export function translateDbError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
@@ -63,6 +74,8 @@ export function translateDbError(error: unknown): AppError | undefined {
     sqlState(error) === '23502'
   )
     return new ValidationError('error.invalid.parameter', { cause: error });
+  // Only reached when the retries at the transaction boundary are used up.
+  if (isTransactionConflict(error)) return new ConflictError('error.transaction.conflict', { cause: error });
   if (INVALID_INPUT_SQLSTATES.has(sqlState(error) ?? ''))
     return new ValidationError('error.invalid.parameter', { cause: error });
   if (isUnavailable(error) || (error instanceof DriverException && isUnavailable(error.cause)))

@@ -1,13 +1,47 @@
 import Joi from 'joi';
 import { hasAtMostTwoDecimals } from './money.js';
 
-/** A money amount >= 0.01 with at most two decimals (never rounded: more decimals are a 400). */
+/** Integers as text: plain decimal digits, a minus sign only before a non-zero value (`-0` is refused). */
+const PLAIN_INTEGER = /^(?:\d+|-\d*[1-9]\d*)$/;
+/** Other numbers as text: digits with an optional fraction; no exponent, blanks, `+`, `.5` or `5.`. */
+const PLAIN_DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * joi's number type reading text strictly: joi alone converts `1e2`, `5.`, ` 5` and `-0` from query strings
+ * (and string fields of bodies) into numbers; here such text is a 400 before conversion. JSON numbers are
+ * unaffected.
+ */
+const strict: Joi.Root = Joi.extend(joi => ({
+  type: 'number',
+  base: joi.number(),
+  prepare(value: unknown, helpers: Joi.CustomHelpers) {
+    if (typeof value !== 'string' || !helpers.prefs.convert) return undefined;
+    const integerOnly = helpers.schema.$_getRule('integer') !== undefined;
+    if ((integerOnly ? PLAIN_INTEGER : PLAIN_DECIMAL).test(value)) return undefined;
+    return { value, errors: [helpers.error(integerOnly ? 'number.integer' : 'number.base')] };
+  },
+}));
+
+/** A number parameter or field (text must be a plain decimal number). */
+export const number = (): Joi.NumberSchema => strict.number();
+
+/** An integer parameter or field (text must be plain decimal digits). */
+export const integer = (): Joi.NumberSchema => strict.number().integer();
+
+export const MAX_MONEY = 9999999999.99;
+
+/**
+ * A money amount >= 0.01 with at most two decimals (never rounded: more decimals are a 400). An amount above
+ * the maximum is refused as too large, whatever its decimals.
+ */
 export const moneySchema = (messages: { min: string; precision: string; required: string }) =>
-  Joi.number()
+  number()
     .min(0.01)
-    .max(9999999999.99)
+    .max(MAX_MONEY)
     .custom((value: number, helpers) =>
-      hasAtMostTwoDecimals(value) ? value : helpers.error('number.precision', { limit: 2 }),
+      value > MAX_MONEY || hasAtMostTwoDecimals(value)
+        ? value
+        : helpers.error('number.precision', { limit: 2 }),
     )
     .messages({
       'number.min': messages.min,
@@ -17,7 +51,7 @@ export const moneySchema = (messages: { min: string; precision: string; required
 
 /** `page`, `size`, `sort` as they arrive; bounds are checked by parsePageRequest (paging error body). */
 export const pagingQuery = {
-  page: Joi.number().integer(),
-  size: Joi.number().integer(),
+  page: integer(),
+  size: integer(),
   sort: Joi.alternatives(Joi.string(), Joi.array().items(Joi.string())),
 };

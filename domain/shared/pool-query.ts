@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type pg from 'pg';
+import { nativePool } from './native-transaction.js';
 
-const pools = new WeakMap<object, Promise<pg.Pool>>();
 const numbered = new Map<string, string>();
 
 /** `?` placeholders as `$1, $2, ...` (the statements passed here hold no other `?`), memoized per statement. */
@@ -23,13 +22,6 @@ function withNumberedParams(sql: string): string {
  */
 export async function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
-  const connection = em.getConnection();
-  let pool = pools.get(connection);
-  if (!pool) {
-    pool = connection.getNativeClient();
-    pools.set(connection, pool);
-    pool.catch(() => pools.delete(connection));
-  }
-  const result = await (await pool).query(withNumberedParams(sql), params);
+  const result = await (await nativePool(em)).query(withNumberedParams(sql), params);
   return result.rows as T[];
 }

@@ -7,11 +7,11 @@ import type { ConsumerBatch } from '../outbox/drain-consumer.js';
  * this statement itself marked are inserted, and the unique outbox_event_id makes any repeat a no-op, so an
  * event is recorded exactly once whatever crashes or duplicate runs happen.
  */
-const RECORD_SQL = (oneItem: boolean) => `
+const RECORD_SQL = `
 with ev as (
   select id, type, payload, created_at from outbox_event
-   where part = ? and history_done_at is null ${oneItem ? 'and aggregate_id = ?' : ''}
-   order by id limit ?
+   where part = $1 and history_done_at is null and ($3::text is null or aggregate_id = $3)
+   order by id limit $2
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
     from ev where o.id = ev.id and o.history_done_at is null
@@ -31,10 +31,7 @@ with ev as (
 )
 select count(*)::integer as n from marked`;
 
-export const recordStockChanges: ConsumerBatch = async (tx, part, limit, itemId) => {
-  const [row] = await tx.execute<{ n: number }[]>(
-    RECORD_SQL(itemId !== undefined),
-    itemId === undefined ? [part, limit] : [part, itemId, limit],
-  );
+export const recordStockChanges: ConsumerBatch = async (sql, part, limit, itemId) => {
+  const [row] = await sql<{ n: number }>(RECORD_SQL, [part, limit, itemId ?? null]);
   return Number(row.n);
 };

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { pagingQuery } from '../shared/joi-extras.js';
+import { isSupportedInstant, SUPPORTED_DATES } from '../analytics/date-params.js';
 import { ALL_REASONS, REASON_ALIASES } from './reasons.js';
 
 /** H1: a plain array unless `size` is present. */
@@ -14,10 +15,18 @@ export const historyReasonParams = Joi.object({
     .messages({ 'any.only': 'history.reason.invalid' }),
 });
 
+/** An ISO-8601 date or date-time within the supported range (contract, Analytics). */
+const historyDate = Joi.date()
+  .iso()
+  .custom((value: Date, helpers) =>
+    isSupportedInstant(value) ? value : helpers.error('date.range', SUPPORTED_DATES),
+  )
+  .messages({ 'date.range': 'error.date.range' });
+
 /** H4 query. */
 export const searchHistoryQuery = Joi.object({
-  startDate: Joi.date().iso(),
-  endDate: Joi.date().iso(),
+  startDate: historyDate,
+  endDate: historyDate,
   itemName: Joi.string().allow('').max(255),
   supplierId: Joi.string().allow('').max(64),
   ...pagingQuery,

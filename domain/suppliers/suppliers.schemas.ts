@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { pagingQuery } from '../shared/joi-extras.js';
+import { integer, pagingQuery } from '../shared/joi-extras.js';
 
 const optionalText = (max: number) => Joi.string().trim().max(max).allow('', null);
 
@@ -31,7 +31,7 @@ export const supplierIdParams = Joi.object({ id: Joi.string().max(64).required()
 
 /** S1 query: `limit` caps the plain array; `size` switches to a Spring-style page. */
 export const listSuppliersQuery = Joi.object({
-  limit: Joi.number().integer().min(0),
+  limit: integer().min(0),
   ...pagingQuery,
 });
 

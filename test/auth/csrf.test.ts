@@ -50,6 +50,43 @@ describe('CSRF: cookie-authenticated writes need a trusted Origin', () => {
     });
   }
 
+  for (const spelling of ['SESSION =', 'SESSION\t=', 'SESSION  =', 'theme=dark; SESSION =']) {
+    it(`When the cookie header is written ${JSON.stringify(spelling)}, then the session still needs a trusted Origin`, async () => {
+      const browser = await signedIn();
+      const value = browser.cookie(new URL(setup.appUrl).hostname, 'SESSION')!;
+      const cookie = `${spelling}${value}`;
+      const me = await browser.request(`${setup.appUrl}/api/me`, { headers: { cookie } });
+      expect(me.status, 'this spelling authenticates').to.equal(200);
+      const res = await browser.request(`${setup.appUrl}/api/auth/logout`, {
+        method: 'POST',
+        headers: { cookie, origin: 'https://evil.example' },
+      });
+      expect(res.status).to.equal(403);
+      expect(((await res.json()) as Record<string, unknown>).messageKey).to.equal('auth.csrf.origin');
+      expect(await stillSignedIn(browser), 'session untouched').to.equal(true);
+    });
+  }
+
+  it('When a non-browser client logs in with a stale or forged session cookie and no Origin, then it gets its token', async () => {
+    const user = await createUser(setup.app.services);
+    const browser = await signedIn();
+    const stale = browser.cookie(new URL(setup.appUrl).hostname, 'SESSION')!;
+    const out = await browser.request(`${setup.appUrl}/api/auth/logout`, {
+      method: 'POST',
+      headers: { origin: FRONT },
+    });
+    expect(out.status).to.equal(204);
+    for (const cookie of [`SESSION=${stale}`, 'SESSION=s%3Aforged.c2lnbmF0dXJl', `SESSION =${stale}`]) {
+      const res = await request(setup.app.server.server)
+        .post('/api/auth/login')
+        .set('Cookie', cookie)
+        .set('X-Forwarded-Proto', 'https')
+        .send({ username: user.username, password: user.password });
+      expect(res.status, cookie).to.equal(200);
+      expect(res.body).to.include({ success: true });
+    }
+  });
+
   for (const origin of [FRONT, 'https://admin.example']) {
     it(`When a cookie POST comes from the allowed origin ${origin}, then it passes`, async () => {
       const browser = await signedIn();

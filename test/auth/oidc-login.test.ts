@@ -6,6 +6,12 @@ import { OTHER_CLIENT_ID, PROVIDER_ID, signIn, startOidcSetup, type OidcSetup } 
 const FRONT = 'https://front.example';
 const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}@example.test`;
 
+/** Issue 13: a sign-in that fails at the callback lands on the front end's login page, never on JSON. */
+function expectLoginPage(res: Response, code: string) {
+  expect(res.status).to.equal(302);
+  expect(res.headers.get('location')).to.equal(`${FRONT}/login?error=${code}`);
+}
+
 describe('OIDC browser login (real local oidc-provider)', () => {
   let setup: OidcSetup;
   const adminEmail = unique('boss');
@@ -231,19 +237,17 @@ describe('OIDC browser login (real local oidc-provider)', () => {
       return { browser, callbackUrl: landedOn };
     }
 
-    it('When the state is missing or wrong, then 401 and no session is signed in', async () => {
+    it('When the state is missing or wrong, then back to the login page (error=invalid_state) and no session is signed in', async () => {
       const { browser, callbackUrl } = await codeFor(unique('state'));
       const url = new URL(callbackUrl);
       url.searchParams.set('state', 'forged-state');
-      const wrong = await browser.request(url.href);
-      expect(wrong.status).to.equal(401);
-      expect(((await wrong.json()) as { error: string }).error).to.equal('unauthorized');
+      expectLoginPage(await browser.request(url.href), 'invalid_state');
       url.searchParams.delete('state');
-      expect((await browser.request(url.href)).status).to.equal(401);
+      expectLoginPage(await browser.request(url.href), 'invalid_state');
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
     });
 
-    it('When the ID token carries another nonce than the one this session sent, then 401 and no session (S5)', async () => {
+    it('When the ID token carries another nonce than the one this session sent, then back to the login page and no session (S5)', async () => {
       const browser = setup.browser();
       const { landedOn } = await signIn(setup, browser, unique('nonce'), '', {
         stopAtCallback: true,
@@ -253,12 +257,11 @@ describe('OIDC browser login (real local oidc-provider)', () => {
         },
       });
       expect(landedOn.startsWith(`${callback()}?`)).to.equal(true);
-      const res = await browser.request(landedOn);
-      expect(res.status).to.equal(401);
+      expectLoginPage(await browser.request(landedOn), 'login_failed');
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
     });
 
-    it('When the code was issued to another client of the provider, then 401 and no session (S5, audience)', async () => {
+    it('When the code was issued to another client of the provider, then back to the login page and no session (S5, audience)', async () => {
       const browser = setup.browser();
       const { landedOn } = await signIn(setup, browser, unique('audience'), '', {
         stopAtCallback: true,
@@ -266,26 +269,23 @@ describe('OIDC browser login (real local oidc-provider)', () => {
       });
       expect(landedOn.startsWith(`${callback()}?`)).to.equal(true);
       expect(new URL(landedOn).searchParams.get('code')).to.be.a('string');
-      const res = await browser.request(landedOn);
-      expect(res.status).to.equal(401);
+      expectLoginPage(await browser.request(landedOn), 'login_failed');
       expect((await browser.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
     });
 
-    it('When the callback comes without a code, then 401 (no new login is started)', async () => {
-      const res = await setup.browser().request(callback());
-      expect(res.status).to.equal(401);
+    it('When the callback comes without a code, then back to the login page (no new login is started)', async () => {
+      expectLoginPage(await setup.browser().request(callback()), 'login_failed');
     });
 
-    it('When a used callback URL is replayed, by another browser or the same one, then 401', async () => {
+    it('When a used callback URL is replayed, by another browser or the same one, then back to the login page', async () => {
       const email = unique('replay');
       const { browser, callbackUrl } = await codeFor(email);
       const first = await browser.request(callbackUrl);
       expect(first.status).to.equal(302);
       const thief = setup.browser();
-      const replay = await thief.request(callbackUrl);
-      expect(replay.status).to.equal(401);
+      expectLoginPage(await thief.request(callbackUrl), 'invalid_state');
       expect((await thief.request(`${setup.appUrl}/api/me`)).status).to.equal(401);
-      expect((await browser.request(callbackUrl)).status).to.equal(401);
+      expectLoginPage(await browser.request(callbackUrl), 'invalid_state');
       expect((await browser.request(`${setup.appUrl}/api/me`)).status, 'the first login stands').to.equal(
         200,
       );

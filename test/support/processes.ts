@@ -1,4 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { testEnv } from './test-env.js';
 
@@ -120,4 +123,87 @@ export class WorkerProcess {
     await exited;
     clearTimeout(timer);
   }
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * A PostgreSQL cluster owned by one test (initdb into a temp dir, its own port, socket in that dir). Never the
+ * shared server. initdb and postgres refuse to run as root: as root, the binaries run as the `postgres` user.
+ */
+export class TestPostgres {
+  private dir: string | undefined;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/stockroom_crash`;
+  }
+
+  /** Runs a PostgreSQL binary without blocking the event loop (the app under test shares this process). */
+  private async run(binary: string, args: string[]): Promise<void> {
+    const asRoot = process.getuid?.() === 0;
+    const [command, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', `${PG_BIN}/${binary}`, ...args]]
+      : [`${PG_BIN}/${binary}`, args];
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>(resolve => child.once('close', resolve));
+    if (code !== 0) throw new Error(`${binary} ${args.join(' ')} failed (${code}): ${output}`);
+  }
+
+  /** initdb (trust auth, user postgres) into a fresh temp dir. */
+  async init(): Promise<void> {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'stockroom-pg-'));
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = postgresIds();
+      chownSync(this.dir, uid, gid);
+    }
+    await this.run('initdb', ['-D', this.dir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  }
+
+  /** pg_ctl start, returning once the server accepts connections. */
+  async start(): Promise<void> {
+    if (!this.dir) throw new Error('init() first');
+    const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dir} -c max_connections=40`;
+    await this.run('pg_ctl', [
+      '-D',
+      this.dir,
+      '-o',
+      options,
+      '-l',
+      path.join(this.dir, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
+  }
+
+  /** pg_ctl stop; `immediate` is a crash: no checkpoint, every backend killed, recovery from WAL at the next start. */
+  async stop(mode: 'immediate' | 'fast' = 'fast'): Promise<void> {
+    if (!this.dir || !existsSync(path.join(this.dir, 'postmaster.pid'))) return;
+    await this.run('pg_ctl', ['-D', this.dir, '-m', mode, '-w', 'stop']);
+  }
+
+  /** Stops the server (if running) and removes the cluster. */
+  async destroy(): Promise<void> {
+    if (!this.dir) return;
+    try {
+      await this.stop('immediate');
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+      this.dir = undefined;
+    }
+  }
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const out = spawnSync('id', ['postgres'], { encoding: 'utf8' }).stdout;
+  const uid = /uid=(\d+)/.exec(out)?.[1];
+  const gid = /gid=(\d+)/.exec(out)?.[1];
+  if (!uid || !gid) throw new Error('no postgres OS user to run the test cluster as');
+  return { uid: Number(uid), gid: Number(gid) };
 }
