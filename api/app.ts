@@ -1,11 +1,9 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import cors from 'cors';
-import { pinoHttp } from 'pino-http';
-import swaggerUi from 'swagger-ui-express';
 import type { Services } from '../config/services.js';
-import { redactUrl } from '../config/redact-url.js';
 import { correlationId } from './middleware/correlation-id.js';
+import { requestLog } from './middleware/request-log.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
@@ -20,7 +18,8 @@ import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
 import { requireAdmin } from './middleware/require-admin.js';
-import { QUEUE_DASHBOARD_PATH, queueDashboard } from './queue-dashboard.js';
+import { QUEUE_DASHBOARD_PATH } from './queue-dashboard-path.js';
+import { lazyRouter } from './routing/lazy-router.js';
 
 export interface BuiltApp {
   app: Express;
@@ -33,7 +32,9 @@ export function createApp(services: Services): BuiltApp {
   const { config, logger, orm, redis, i18n } = services;
   const app = express();
   const routes = allRoutes(services);
-  const openapi = buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' });
+  // Built on first use (the document and joi-to-json stay out of a process nobody asks for them).
+  let document: Record<string, any> | undefined;
+  const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
   const metrics = createMetrics();
 
   app.disable('x-powered-by');
@@ -43,21 +44,7 @@ export function createApp(services: Services): BuiltApp {
   app.set('query parser', 'simple');
   app.use(correlationId);
   app.use(metrics.observe);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: req => (req as express.Request).correlationId,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({
-          method: req.method,
-          url: redactUrl(req.url),
-          id: req.id,
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(logger));
   app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
   app.use(
     cors({
@@ -78,18 +65,34 @@ export function createApp(services: Services): BuiltApp {
   app.use(rejectNul);
   app.use(unitOfWork(orm));
   app.use(sessionMiddleware(config, redis));
-  app.use(authenticate(config));
+  app.use(authenticate(config, services.accounts));
   app.use(csrfGuard(config));
 
   mountRoutes(app, routes, config);
-  app.get('/api/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(openapi));
+  app.get('/api/openapi.json', (_req, res) => res.json(openapi()));
+  app.use(
+    '/api/docs',
+    lazyRouter(async () => {
+      const { default: swaggerUi } = await import('swagger-ui-express');
+      return [...swaggerUi.serve, swaggerUi.setup(openapi())];
+    }),
+  );
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });
-  app.use(QUEUE_DASHBOARD_PATH, requireAdmin, queueDashboard(services.queues));
+  app.use(
+    QUEUE_DASHBOARD_PATH,
+    requireAdmin,
+    lazyRouter(async () => (await import('./queue-dashboard.js')).queueDashboard(services.queues)),
+  );
   app.use(notFound);
   app.use(errorHandler);
-  return { app, routes, openapi };
+  return {
+    app,
+    routes,
+    get openapi() {
+      return openapi();
+    },
+  };
 }

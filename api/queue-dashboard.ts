@@ -4,7 +4,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { QueueProducer } from '../domain/queues/queue-producer.js';
 
-export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+import { QUEUE_DASHBOARD_PATH } from './queue-dashboard-path.js';
 
 /** bull-board over every queue of the system (mounted behind the ADMIN check in app.ts). */
 export function queueDashboard(queues: QueueProducer): Router {

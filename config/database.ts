@@ -6,8 +6,15 @@ export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroO
   return MikroORM.init(ormOptions(databaseUrl, poolMax));
 }
 
-/** Applies every pending committed migration. */
+const withMigrator = new WeakSet<MikroORM>();
+
+/** Applies every pending committed migration (loads the migrator extension on first use). */
 export async function migrate(orm: MikroORM): Promise<string[]> {
+  if (!withMigrator.has(orm)) {
+    const { Migrator } = await import('@mikro-orm/migrations');
+    Migrator.register(orm);
+    withMigrator.add(orm);
+  }
   const applied = await orm.migrator.up();
   return applied.map(m => m.name);
 }

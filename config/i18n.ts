@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import i18next, { type i18n } from 'i18next';
@@ -6,7 +6,10 @@ import { LanguageDetector } from 'i18next-http-middleware';
 
 export const SUPPORTED_LANGUAGES = ['en', 'de'] as const;
 export const LOCALE_COOKIE = 'STOCKROOM_LOCALE';
-export const LOCALES_DIR = fileURLToPath(new URL('../locales', import.meta.url));
+/** `locales/` of the repository, from the sources (`config/`) and from the compiled output (`dist/config/`). */
+export const LOCALES_DIR = [new URL('../locales', import.meta.url), new URL('../../locales', import.meta.url)]
+  .map(url => fileURLToPath(url))
+  .find(dir => existsSync(path.join(dir, 'en')))!;
 
 export function readCatalog(lng: string): Record<string, string> {
   const dir = path.join(LOCALES_DIR, lng);

@@ -18,5 +18,24 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? bufferedStdout());
+}
+
+const FLUSH_INTERVAL_MS = 100;
+
+/**
+ * Standard output written in batches of whole lines: a write when 4 KB are pending or every 100 ms, instead of
+ * one write system call per record (one per request at `info`). pino flushes it synchronously at exit, so only
+ * a kill -9 can lose the last 100 ms of lines.
+ */
+function bufferedStdout(): DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // not writable (closing); pino's exit handler flushes what is left
+    }
+  }, FLUSH_INTERVAL_MS).unref();
+  return stream;
 }

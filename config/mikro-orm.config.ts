@@ -1,12 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from '../domain/entities.js';
 import { reclaimDeadConnections } from './reclaim-dead-connections.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../domain/migrations', import.meta.url));
 
-/** MikroORM options for a database URL. Migrations are hand-written SQL (checks, triggers, functional indexes). */
+/**
+ * MikroORM options for a database URL. Migrations are hand-written SQL (checks, triggers, functional indexes);
+ * the migrator extension is loaded only by what migrates (config/database.ts `migrate`), not by every process.
+ */
+/**
+ * Stands in for `@mikro-orm/migrations` in the configuration: MikroORM.init() otherwise imports every installed
+ * extension (the migrator alone is about 8 MB of heap) into every process. `migrate()` registers the real one.
+ */
+class Migrator {
+  static register(): void {}
+}
+
 export function ormOptions(databaseUrl: string, poolMax = 10): Options {
   return defineConfig({
     clientUrl: databaseUrl,

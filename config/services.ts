@@ -9,6 +9,7 @@ import { createI18n } from './i18n.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
+import { AccountCache } from '../domain/users/account-cache.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   queues: QueueProducer;
   i18n: i18n;
   probe: DatabaseProbe;
+  /** Accounts seen by the request path, dropped on every change (its LISTEN connection opens on first use). */
+  accounts: AccountCache;
 }
 
 export async function openServices(
@@ -31,11 +34,13 @@ export async function openServices(
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  return { config, logger, orm, redis, queues, i18n, probe };
+  const accounts = new AccountCache(config.databaseUrl, logger);
+  return { config, logger, orm, redis, queues, i18n, probe, accounts };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   services.probe.stop();
+  await services.accounts.close();
   await services.queues.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await services.orm.close(true);

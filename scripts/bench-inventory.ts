@@ -1,291 +1,466 @@
-import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import express from 'express';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import autocannon from 'autocannon';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices, type Services } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { startServer } from '../api/server.js';
-import { startWorkers } from '../workers/main.js';
 import { createDatabases } from './create-databases.js';
 import { issueToken } from '../domain/users/tokens.js';
-import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../domain/inventory/item.view.js';
 import { runScript } from './run-script.js';
+import {
+  REPO_ROOT,
+  mb,
+  runRelease,
+  startProcfileProcess,
+  startShellProcess,
+  waitForLogLine,
+  waitUntilServing,
+  type BenchProcess,
+} from './bench-processes.js';
 
 /**
- * Inventory benchmark (figures, never assertions), on the `stockroom_bench` database (BENCH_DATABASE_URL):
- * 1. GET item by id: Stockroom (auth + validation + raw query) vs a bare Express + pg route doing the same query;
- * 2. adjust quantity: Stockroom (PATCH, guarded update + outbox row, after-commit enqueue) vs a bare Express +
- *    pg route running the same UPDATE + INSERT in a transaction; 50 items, so it measures the write path, not
- *    one hot row;
- * 3. commit -> consumer lag (outbox created_at -> each consumer's marker: history, analytics, alerts) at half
- *    Stockroom's max write rate,
- *    with the workers in their own process (the Procfile layout; BENCH_INPROCESS_WORKERS=1 for `npm start`'s).
+ * Inventory benchmark (figures, never assertions), on BENCH_DATABASE_URL. Every party runs in its own process:
+ * - Stockroom's web and worker processes, started exactly as the Procfile's `web` and `worker` lines
+ *   (compiled output, NODE_ENV=production, RUN_WORKERS=false on the web line), after its `release` line;
+ * - the bare baseline (scripts/bench-bare.ts: Express 5 + pg, the same SQL);
+ * - the load generator (scripts/bench-load.ts: autocannon), one child process per run.
+ * After a warm-up it runs BENCH_ROUNDS (>= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
+ * GET /api/inventory/{id} and PATCH /api/inventory/{id}/quantity, then the PATCH with an Idempotency-Key, and
+ * prints each round, the median ratios, p99 latencies and the RSS of every process tree (idle, end of the read
+ * load, worker while draining the write backlog). BENCH_SOAK_MINUTES=n (or `npm run bench:soak`) runs a
+ * sustained read + write load instead and prints the web RSS every minute.
  */
 export async function benchInventory(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
-  const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+  const seconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10));
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const soakMinutes = Number(process.env.BENCH_SOAK_MINUTES ?? 0);
+  const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-'));
+  const log = (name: string) => path.join(logDir, `${name}.log`);
+
   await createDatabases(databaseUrl);
-  const config = loadConfig({
+  const [webPort, barePort] = [await freePort(), await freePort()];
+  const jwtSecret = randomBytes(32).toString('hex');
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_ENV: 'test',
+    NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `bench-inv-${randomUUID().slice(0, 8)}`,
-    LOG_LEVEL: 'silent',
-    RUN_WORKERS: 'false',
-    SEED_DEMO_DATA: 'false',
-    OUTBOX_SWEEP_INTERVAL_MS: '1000',
-  });
-  const services = await openServices(config);
-  const bare = new pg.Pool({ connectionString: databaseUrl, max: config.dbPoolMax });
-  const servers: Server[] = [];
+    REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
+    SESSION_SECRET: randomBytes(24).toString('hex'),
+    JWT_SECRET: jwtSecret,
+    PORT: String(webPort),
+    PUBLIC_URL: `http://127.0.0.1:${webPort}`,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  };
+  await runRelease(env, log('release'));
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const processes: BenchProcess[] = [];
+  const sampler = new RssSampler();
   try {
-    await migrate(services.orm);
-    const { auth, itemIds } = await seed(services);
-    const stockroom = await startServer(services, 0);
-    const base = `http://127.0.0.1:${stockroom.port}`;
-    const barePort = await startBare(bare, servers);
-    const bareBase = `http://127.0.0.1:${barePort}`;
-    const headers = { authorization: auth };
-    const pick = () => itemIds[Math.floor(Math.random() * itemIds.length)];
+    const { username, itemIds } = await seed(db);
+    const auth = `Bearer ${await issueToken({ sub: username, role: 'ROLE_USER' }, jwtSecret, 3600 * 4)}`;
 
-    const line = (label: string, ours: number, theirs: number) =>
-      console.log(
-        `${label.padEnd(34)} stockroom ${ours.toFixed(0).padStart(6)}   bare ${theirs.toFixed(0).padStart(6)}   ratio ${(ours / theirs).toFixed(2)}`,
-      );
-
+    // BENCH_WEB_NODE_OPTIONS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--heapsnapshot-signal=SIGUSR2`.
+    const webOptions = process.env.BENCH_WEB_NODE_OPTIONS;
+    const web = startProcfileProcess(
+      'web',
+      webOptions ? { ...env, NODE_OPTIONS: webOptions } : env,
+      log('web'),
+    );
+    const worker = startProcfileProcess('worker', env, log('worker'));
+    const bare = startShellProcess(
+      'bare',
+      'node dist/scripts/bench-bare.js',
+      { ...process.env, DATABASE_URL: databaseUrl, PORT: String(barePort), DB_POOL_MAX: '10' },
+      log('bare'),
+    );
+    processes.push(web, worker, bare);
+    const ours = `http://127.0.0.1:${webPort}`;
+    const theirs = `http://127.0.0.1:${barePort}`;
+    await Promise.all([
+      waitUntilServing(web, `${ours}/api/health`),
+      waitUntilServing(bare, `${theirs}/api/health`),
+      waitForLogLine(worker, log('worker'), '"workers started"'),
+    ]);
+    await pause(3000);
+    const idle = { web: web.rss(), worker: worker.rss(), bare: bare.rss() };
     console.log(
-      `inventory bench on ${new URL(databaseUrl).pathname.slice(1)}, ${seconds} s per run, 50 connections`,
+      `\n## Inventory bench: ${rounds} alternating rounds x ${seconds} s, ${connections} connections, ` +
+        `database ${new URL(databaseUrl).pathname.slice(1)}, logs in ${logDir}`,
     );
-    const skip = Boolean(process.env.BENCH_LAG_RATE);
-    const readOurs = skip
-      ? { rate: 1, failures: 0 }
-      : await load({ url: `${base}/api/inventory/${itemIds[0]}`, headers, seconds });
-    const readBare = skip
-      ? { rate: 1, failures: 0 }
-      : await load({ url: `${bareBase}/item/${itemIds[0]}`, seconds });
-    line('GET item by id (req/s)', readOurs.rate, readBare.rate);
+    console.log(`web:    ${web.child.spawnargs.at(-1)}`);
+    console.log(`worker: ${worker.child.spawnargs.at(-1)}`);
+    console.log(
+      `idle RSS (process trees): web ${mb(idle.web)}, worker ${mb(idle.worker)}, bare ${mb(idle.bare)}`,
+    );
+    sampler.start({ web, worker, bare });
 
-    const writeOurs = skip
-      ? { rate: Number(process.env.BENCH_LAG_RATE) * 2, failures: 0 }
-      : await load({
-          url: base,
-          headers,
-          seconds,
-          method: 'PATCH',
-          path: () => `/api/inventory/${pick()}/quantity?delta=1&reason=RESTOCK`,
-        });
-    const writeBare = skip
-      ? { rate: 1, failures: 0 }
-      : await load({
-          url: bareBase,
-          seconds,
-          method: 'PATCH',
-          path: () => `/adjust/${pick()}?delta=1`,
-        });
-    line('adjust quantity (tx/s)', writeOurs.rate, writeBare.rate);
-    if (writeOurs.failures + writeBare.failures + readOurs.failures + readBare.failures > 0)
-      console.log(
-        `non-2xx/errors: read ${readOurs.failures}/${readBare.failures}, write ${writeOurs.failures}/${writeBare.failures}`,
-      );
-
-    const workers = process.env.BENCH_INPROCESS_WORKERS
-      ? startWorkers(services, { clock: false })
-      : await startWorkerProcess({ DATABASE_URL: databaseUrl, REDIS_PREFIX: config.redisPrefix });
-    try {
-      await drain(services);
-      const [{ max }] = await services.orm.em
-        .fork()
-        .execute<{ max: string }[]>('select coalesce(max(id), 0) as max from outbox_event');
-      const rate = Math.max(1, Math.floor(writeOurs.rate / 2));
-      const lagRun = await load({
-        url: base,
-        headers,
-        seconds,
-        method: 'PATCH',
-        rate,
-        path: () => `/api/inventory/${pick()}/quantity?delta=1&reason=RESTOCK`,
-      });
-      await drain(services);
-      const lags = await services.orm.em
-        .fork()
-        .execute<{ consumer: string; n: string; p50: string; p99: string; max: string }[]>(
-          `select c.consumer, count(*) as n,
-                percentile_cont(0.5) within group (order by c.ms) as p50,
-                percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-         from outbox_event o
-         cross join lateral (values
-           ('history', extract(epoch from o.history_done_at - o.created_at) * 1000),
-           ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
-           ('alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
-         where o.id > ? and o.type = 'stock.changed'
-         group by c.consumer order by c.consumer desc`,
-          [max],
-        );
-      for (const lag of lags)
-        console.log(
-          `commit -> ${lag.consumer} lag at ${rate} writes/s (${lagRun.rate.toFixed(0)} achieved, ${lag.n} events): ` +
-            `p50 ${Number(lag.p50).toFixed(1)} ms, p99 ${Number(lag.p99).toFixed(1)} ms, max ${Number(lag.max).toFixed(1)} ms`,
-        );
-      if (process.env.BENCH_DEBUG)
-        for (const queue of ['stock-history', 'analytics', 'low-stock-alerts'] as const) {
-          const jobs = await services.queues.queue(queue).getJobs(['completed'], 0, 1000);
-          const q = (f: (j: (typeof jobs)[number]) => number) => {
-            const v = jobs.map(f).sort((a, b) => a - b);
-            return `p50 ${v[Math.floor(v.length / 2)]} p99 ${v[Math.floor(v.length * 0.99)]}`;
-          };
-          console.log(
-            queue,
-            'wait',
-            q(j => (j.processedOn ?? 0) - j.timestamp),
-            'run',
-            q(j => (j.finishedOn ?? 0) - (j.processedOn ?? 0)),
-          );
-        }
-    } finally {
-      await workers.close();
+    const headers = { authorization: auth };
+    const getPaths = itemIds.map(id => `/api/inventory/${id}`);
+    const patchPaths = itemIds.map(id => `/api/inventory/${id}/quantity?delta=1&reason=RESTOCK`);
+    if (soakMinutes > 0) {
+      await soak({ ours, headers, getPaths, patchPaths, connections, minutes: soakMinutes, web, worker });
+      return;
     }
-    await stockroom.stop();
-  } finally {
-    for (const server of servers) server.close();
-    await bare.end();
-    await closeServices(services);
-  }
-}
 
-async function seed(services: Services): Promise<{ auth: string; itemIds: string[] }> {
-  const em = services.orm.em.fork();
-  const username = `bench-${randomUUID().slice(0, 8)}`;
-  await em.execute(`insert into app_user (username, email, full_name, role) values (?, ?, ?, 'ROLE_ADMIN')`, [
-    username,
-    `${username}@bench.test`,
-    'Bench admin',
-  ]);
-  const token = await issueToken({ sub: username, role: 'ROLE_ADMIN' }, services.config.jwtSecret, 3600);
-  const [supplier] = await em.execute<{ id: string }[]>(
-    `insert into supplier (name, created_by) values (?, ?) returning id`,
-    [`Bench supplier ${username}`, username],
-  );
-  const itemIds: string[] = [];
-  for (let i = 0; i < 50; i++) {
-    const [item] = await em.execute<{ id: string }[]>(
-      `insert into inventory_item (name, quantity, price, supplier_id, created_by) values (?, 1000, 9.99, ?, ?) returning id`,
-      [`Bench item ${username} ${i}`, supplier.id, username],
+    let heapAtReadEnd = '';
+    // BENCH_ONLY=read|write: one part only (profiling).
+    const only = process.env.BENCH_ONLY;
+    const none = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
+    const read =
+      only === 'write'
+        ? none
+        : await compare('GET /api/inventory/{id}', rounds, seconds, {
+            ours: { url: ours, paths: getPaths, headers, connections },
+            bare: { url: theirs, paths: getPaths, connections },
+            servers: { ours: web, bare },
+            onOursEnd: () => {
+              sampler.mark('read');
+              // BENCH_HEAP_SNAPSHOT=1 (with BENCH_WEB_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=...").
+              if (process.env.BENCH_HEAP_SNAPSHOT) web.signalNode('SIGUSR2');
+              void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
+            },
+          });
+    const write =
+      only === 'read'
+        ? none
+        : await compare('PATCH /api/inventory/{id}/quantity', rounds, seconds, {
+            ours: { url: ours, paths: patchPaths, headers, method: 'PATCH', connections },
+            bare: { url: theirs, paths: patchPaths, method: 'PATCH', connections },
+            servers: { ours: web, bare },
+          });
+    const idempotent: LoadResult[] = [];
+    for (let round = 1; round <= (only ? 0 : rounds); round++) {
+      const result = await measured(
+        {
+          url: ours,
+          paths: patchPaths,
+          headers,
+          method: 'PATCH',
+          connections,
+          seconds,
+          uniqueHeaders: { 'idempotency-key': `bench-${randomUUID().slice(0, 8)}` },
+        },
+        web,
+      );
+      idempotent.push(result);
+      console.log(`  round ${round}: stockroom with Idempotency-Key ${describe(result)}`);
+    }
+    const drained = await drainBacklog(db, sampler);
+
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const bareWrite = median(write.bare.map(r => r.rate));
+    console.log('\n## Summary (medians)');
+    const summary = [];
+    if (read.ours.length > 0) summary.push(row('GET item', read.ours, read.bare));
+    if (write.ours.length > 0) summary.push(row('PATCH quantity', write.ours, write.bare));
+    if (idempotent.length > 0 && write.bare.length > 0)
+      summary.push({
+        path: 'PATCH + Idempotency-Key',
+        'stockroom req/s': Math.round(median(idempotent.map(r => r.rate))),
+        'bare req/s': Math.round(bareWrite),
+        ratio: (median(idempotent.map(r => r.rate)) / bareWrite).toFixed(2),
+        'stockroom p99 ms': median(idempotent.map(r => r.p99)),
+        'bare p99 ms': median(write.bare.map(r => r.p99)),
+        'stockroom cpu µs/req': median(idempotent.map(r => r.cpuUs ?? 0)),
+        'bare cpu µs/req': median(write.bare.map(r => r.cpuUs ?? 0)),
+      });
+    console.table(summary);
+    const endOfRead = sampler.marked('read');
+    console.table([
+      {
+        process: 'web (Procfile web)',
+        idle: mb(idle.web),
+        'end of read load': mb(endOfRead.web),
+        max: mb(sampler.max.web),
+      },
+      {
+        process: 'bare',
+        idle: mb(idle.bare),
+        'end of read load': mb(endOfRead.bare),
+        max: mb(sampler.max.bare),
+      },
+      {
+        process: 'worker (Procfile worker)',
+        idle: mb(idle.worker),
+        'end of read load': mb(endOfRead.worker),
+        max: mb(sampler.max.worker),
+      },
+    ]);
+    console.log(`web process memory at the end of the read load (its /metrics): ${heapAtReadEnd}`);
+    console.log(
+      `web RSS under read load / bare RSS: ${(endOfRead.web / endOfRead.bare).toFixed(2)}; ` +
+        `worker drained ${drained.events} events in ${(drained.ms / 1000).toFixed(1)} s, ` +
+        `max worker RSS while draining ${mb(drained.maxWorkerRss)}`,
     );
-    itemIds.push(item.id);
+  } finally {
+    sampler.stop();
+    await Promise.all(processes.map(p => p.stop()));
+    await db.end();
   }
-  return { auth: `Bearer ${token}`, itemIds };
 }
 
-/** The Procfile `worker` line: workers (and the outbox sweeper) in their own process. */
-async function startWorkerProcess(env: Record<string, string>): Promise<{ close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', '--worker'], {
-    env: { ...process.env, NODE_ENV: 'test', SEED_DEMO_DATA: 'false', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+interface LoadSpec {
+  url: string;
+  paths?: string[];
+  method?: 'GET' | 'PATCH';
+  headers?: Record<string, string>;
+  uniqueHeaders?: Record<string, string>;
+  connections: number;
+  seconds: number;
+}
+
+interface LoadResult {
+  rate: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time of the server's process tree per request (µs), when measured. */
+  cpuUs?: number;
+}
+
+/** {@link load} while measuring the CPU time `server` spends per request. */
+async function measured(spec: LoadSpec, server: BenchProcess): Promise<LoadResult> {
+  const before = server.cpuMs();
+  const result = await load(spec);
+  return { ...result, cpuUs: Math.round(((server.cpuMs() - before) * 1000) / Math.max(1, result.total)) };
+}
+
+/** One autocannon run in its own process (scripts/bench-load.ts, compiled). */
+function load(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
+      [path.join(REPO_ROOT, 'dist', 'scripts', 'bench-load.js'), JSON.stringify(spec)],
+      { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
+        resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
+      },
+    );
   });
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    child.once('exit', () => reject(new Error('worker process exited during start-up')));
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (seen === 'done') return;
-      seen += chunk.toString();
-      if (seen.includes('"workers started"')) {
-        seen = 'done';
-        resolve();
-      }
-    });
-  });
+}
+
+const describe = (r: LoadResult) =>
+  `${r.rate.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
+  (r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs} µs/req`) +
+  (r.non2xx + r.errors > 0 ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '');
+
+/** Warm-up, then `rounds` alternating rounds (ours first on odd rounds, bare first on even ones). */
+async function compare(
+  title: string,
+  rounds: number,
+  seconds: number,
+  sides: {
+    ours: Omit<LoadSpec, 'seconds'>;
+    bare: Omit<LoadSpec, 'seconds'>;
+    servers: { ours: BenchProcess; bare: BenchProcess };
+    onOursEnd?: () => void;
+  },
+): Promise<{ ours: LoadResult[]; bare: LoadResult[] }> {
+  console.log(`\n### ${title}`);
+  await load({ ...sides.ours, seconds: 3 });
+  await load({ ...sides.bare, seconds: 3 });
+  const ours: LoadResult[] = [];
+  const bare: LoadResult[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const runOurs = async () => {
+      const timer = sides.onOursEnd ? setTimeout(sides.onOursEnd, seconds * 1000 - 500) : undefined;
+      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours));
+      clearTimeout(timer);
+    };
+    const runBare = async () =>
+      void bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare));
+    if (round % 2 === 1) {
+      await runOurs();
+      await runBare();
+    } else {
+      await runBare();
+      await runOurs();
+    }
+    const [o, b] = [ours.at(-1)!, bare.at(-1)!];
+    console.log(
+      `  round ${round}: stockroom ${describe(o)} | bare ${describe(b)} | ratio ${(o.rate / b.rate).toFixed(2)}`,
+    );
+  }
+  return { ours, bare };
+}
+
+function row(label: string, ours: LoadResult[], bare: LoadResult[]) {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const ratios = ours.map((o, i) => o.rate / bare[i].rate);
   return {
-    close: async () => {
-      const exited = new Promise(resolve => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    path: label,
+    'stockroom req/s': Math.round(median(ours.map(r => r.rate))),
+    'bare req/s': Math.round(median(bare.map(r => r.rate))),
+    ratio: median(ratios).toFixed(2),
+    'stockroom p99 ms': median(ours.map(r => r.p99)),
+    'bare p99 ms': median(bare.map(r => r.p99)),
+    'stockroom cpu µs/req': median(ours.map(r => r.cpuUs ?? 0)),
+    'bare cpu µs/req': median(bare.map(r => r.cpuUs ?? 0)),
   };
 }
 
-/** The comparison: bare Express + pg, same SQL, no auth, no validation, no ORM. */
-async function startBare(pool: pg.Pool, servers: Server[]): Promise<number> {
-  const app = express();
-  app.get('/item/:id', async (req, res) => {
-    const { rows } = await pool.query<ItemRow>(`select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = $1`, [
-      req.params.id,
-    ]);
-    if (rows.length === 0) res.status(404).end();
-    else res.json(toItemView(rows[0]));
-  });
-  app.patch('/adjust/:id', async (req, res) => {
-    const delta = Number(req.query.delta);
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const { rows } = await client.query<{ id: string; name: string; quantity: number }>(
-        'update inventory_item set quantity = quantity + $1, version = version + 1, updated_at = now() where id = $2 and quantity + $1 >= 0 returning id, name, quantity',
-        [delta, req.params.id],
-      );
-      await client.query(
-        `insert into outbox_event (type, aggregate_id, payload) values ('bench.bare', $1, $2::jsonb)`,
-        [
-          req.params.id,
-          JSON.stringify({
-            itemId: req.params.id,
-            itemName: rows[0]?.name,
-            change: delta,
-            quantityAfter: rows[0]?.quantity,
-          }),
-        ],
-      );
-      await client.query('commit');
-      res.json(rows[0]);
-    } catch (error) {
-      await client.query('rollback');
-      throw error;
-    } finally {
-      client.release();
-    }
-  });
-  const server = createServer(app);
-  servers.push(server);
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : 0;
-}
+type Sides = { web: BenchProcess; worker: BenchProcess; bare: BenchProcess };
+type Rss = { web: number; worker: number; bare: number };
 
-async function load(options: {
-  url: string;
-  seconds: number;
-  headers?: Record<string, string>;
-  method?: 'GET' | 'PATCH';
-  path?: () => string;
-  rate?: number;
-}): Promise<{ rate: number; failures: number }> {
-  const path = options.path;
-  const result = await autocannon({
-    url: options.url,
-    connections: 50,
-    duration: options.seconds,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    ...(options.rate ? { overallRate: options.rate } : {}),
-    ...(path ? { requests: [{ setupRequest: (req: any) => ({ ...req, path: path() }) }] } : {}),
-  });
-  return { rate: result.requests.average, failures: result.non2xx + result.errors + result.timeouts };
-}
+/** Samples every process tree's RSS twice a second: maxima, the latest sample, and named marks. */
+class RssSampler {
+  max: Rss = { web: 0, worker: 0, bare: 0 };
+  latest: Rss = { web: 0, worker: 0, bare: 0 };
+  private marks = new Map<string, Rss>();
+  private timer: NodeJS.Timeout | undefined;
+  private sides: Sides | undefined;
 
-/** Waits until the stock-history consumer has nothing pending (bench events included). */
-async function drain(services: Services, timeoutMs = 120000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await services.orm.em
-      .fork()
-      .execute<{ n: string }[]>(
-        'select count(*) as n from outbox_event where history_done_at is null or analytics_done_at is null or alerts_done_at is null',
-      );
-    if (Number(row.n) === 0 || Date.now() > deadline) return;
-    await new Promise(resolve => setTimeout(resolve, 100));
+  start(sides: Sides): void {
+    this.sides = sides;
+    this.timer = setInterval(() => this.sample(), 500);
+  }
+
+  sample(): Rss {
+    if (!this.sides) return this.latest;
+    const now = { web: this.sides.web.rss(), worker: this.sides.worker.rss(), bare: this.sides.bare.rss() };
+    for (const key of ['web', 'worker', 'bare'] as const) this.max[key] = Math.max(this.max[key], now[key]);
+    this.latest = now;
+    return now;
+  }
+
+  /** Records the current sample under `name` (the last mark of a name wins). */
+  mark(name: string): void {
+    this.marks.set(name, this.sample());
+  }
+
+  marked(name: string): Rss {
+    return this.marks.get(name) ?? this.latest;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 }
+
+/** Waits (bounded) until every consumer has caught up with the bench's writes, sampling the worker's RSS. */
+async function drainBacklog(
+  db: pg.Pool,
+  sampler: RssSampler,
+): Promise<{ events: number; ms: number; maxWorkerRss: number }> {
+  const pending = async () =>
+    Number(
+      (
+        await db.query<{ n: string }>(
+          `select count(*) as n from outbox_event
+           where history_done_at is null or analytics_done_at is null or alerts_done_at is null`,
+        )
+      ).rows[0].n,
+    );
+  const started = Date.now();
+  const events = await pending();
+  let maxWorkerRss = sampler.sample().worker;
+  while (Date.now() - started < 180000) {
+    maxWorkerRss = Math.max(maxWorkerRss, sampler.sample().worker);
+    if ((await pending()) === 0) break;
+    await pause(250);
+  }
+  return { events, ms: Date.now() - started, maxWorkerRss };
+}
+
+/** Sustained read + write load (half the connections each), printing the web RSS every minute. */
+async function soak(options: {
+  ours: string;
+  headers: Record<string, string>;
+  getPaths: string[];
+  patchPaths: string[];
+  connections: number;
+  minutes: number;
+  web: BenchProcess;
+  worker: BenchProcess;
+}): Promise<void> {
+  const half = Math.max(1, Math.floor(options.connections / 2));
+  console.log(`\n### Soak: ${options.minutes} min of GET + PATCH (${half} connections each)`);
+  console.log(`  minute 0: web RSS ${mb(options.web.rss())}, worker RSS ${mb(options.worker.rss())}`);
+  for (let minute = 1; minute <= options.minutes; minute++) {
+    const [reads, writes] = await Promise.all([
+      load({
+        url: options.ours,
+        paths: options.getPaths,
+        headers: options.headers,
+        connections: half,
+        seconds: 60,
+      }),
+      load({
+        url: options.ours,
+        paths: options.patchPaths,
+        headers: options.headers,
+        method: 'PATCH',
+        connections: half,
+        seconds: 60,
+      }),
+    ]);
+    console.log(
+      `  minute ${minute}: web RSS ${mb(options.web.rss())}, worker RSS ${mb(options.worker.rss())}; ` +
+        `GET ${reads.rate.toFixed(0)} req/s (p99 ${reads.p99} ms), PATCH ${writes.rate.toFixed(0)} req/s ` +
+        `(p99 ${writes.p99} ms), failures ${reads.non2xx + reads.errors + writes.non2xx + writes.errors}`,
+    );
+  }
+}
+
+async function seed(db: pg.Pool): Promise<{ username: string; itemIds: string[] }> {
+  const username = `bench-${randomUUID().slice(0, 8)}`;
+  await db.query(`insert into app_user (username, email, full_name, role) values ($1, $2, $3, 'ROLE_USER')`, [
+    username,
+    `${username}@bench.test`,
+    'Bench user',
+  ]);
+  const {
+    rows: [supplier],
+  } = await db.query<{ id: string }>(`insert into supplier (name, created_by) values ($1, $2) returning id`, [
+    `Bench supplier ${username}`,
+    username,
+  ]);
+  const itemIds: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await db.query<{ id: string }>(
+      `insert into inventory_item (name, quantity, price, supplier_id, created_by)
+       values ($1, 1000, 9.99, $2, $3) returning id`,
+      [`Bench item ${username} ${i}`, supplier.id, username],
+    );
+    itemIds.push(rows[0].id);
+  }
+  return { username, itemIds };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The V8 heap figures of prom-client's default metrics, in MB. */
+async function heapFigures(base: string): Promise<string> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (name: string) => {
+      const match = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+      return match ? `${(Number(match[1]) / 1048576).toFixed(0)} MB` : '?';
+    };
+    return (
+      `rss ${value('process_resident_memory_bytes')}, heap total ${value('nodejs_heap_size_total_bytes')}, ` +
+      `heap used ${value('nodejs_heap_size_used_bytes')}, external ${value('nodejs_external_memory_bytes')}`
+    );
+  } catch (error) {
+    return `unavailable (${(error as Error).message})`;
+  }
+}
+
+const pause = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchInventory);

@@ -1,17 +1,15 @@
 import { loadConfig, loadConfigWith, type Config } from '../config/env.js';
-import { oidcPaths } from '../api/auth/oidc.js';
-import { DEFAULT_LOCAL_IDP_PORT, LOCAL_CLIENT_SECRET, startLocalIdp, type LocalIdp } from './local-idp.js';
 import { closeServices, openServices } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { startServer, type RunningServer } from '../api/server.js';
-import { startWorkers, type RunningWorkers } from '../workers/main.js';
-import { createDatabases } from './create-databases.js';
 import { runScript } from './run-script.js';
-import { prepareData } from './prepare-data.js';
+import type { LocalIdp } from './local-idp.js';
+import type { RunningServer } from '../api/server.js';
+import type { RunningWorkers } from '../workers/main.js';
 
 /**
  * `npm start`: migrations, start-up data, then the API and (unless RUN_WORKERS=false) the workers in one
- * process. `--web` or `--worker` runs one role only (the Procfile's lines).
+ * process. `--web` or `--worker` runs one role only (the Procfile's lines). Each role's modules are imported
+ * only when the role runs, so a web process holds no worker code and a worker no web code; the local OpenID
+ * provider is loaded only in development.
  */
 await runScript(async () => {
   const roles = process.argv.slice(2);
@@ -21,21 +19,28 @@ await runScript(async () => {
   if (web && config.nodeEnv === 'development' && !config.oidc.issuerUrl)
     ({ config, idp } = await withLocalIdp(config));
   const workersWanted = roles.includes('--worker') || (roles.length === 0 && config.runWorkers);
-  if (roles.length === 0 && config.nodeEnv !== 'production') await createDatabases(config.databaseUrl);
+  if (roles.length === 0 && config.nodeEnv !== 'production') {
+    const { createDatabases } = await import('./create-databases.js');
+    await createDatabases(config.databaseUrl);
+  }
   const services = await openServices(config);
   const log = services.logger;
   if (roles.length === 0) {
+    const { migrate } = await import('../config/database.js');
     const applied = await migrate(services.orm);
     if (applied.length) log.info({ applied }, 'migrations applied');
+    const { prepareData } = await import('./prepare-data.js');
     await prepareData(services);
   }
   let server: RunningServer | undefined;
   let workers: RunningWorkers | undefined;
   if (web) {
+    const { startServer } = await import('../api/server.js');
     services.probe.start();
     server = await startServer(services);
     log.info({ port: server.port, docs: `${config.publicUrl}/api/docs` }, 'Stockroom API listening');
-    if (idp)
+    if (idp) {
+      const { oidcPaths } = await import('../api/auth/oidc.js');
       log.info(
         {
           issuer: idp.issuer,
@@ -44,8 +49,10 @@ await runScript(async () => {
         },
         'development: browser login uses the local OpenID provider (any password)',
       );
+    }
   }
   if (workersWanted) {
+    const { startWorkers } = await import('../workers/main.js');
     workers = startWorkers(services);
     log.info({ queues: workers.workers.map(w => w.name) }, 'workers started');
   }
@@ -73,6 +80,8 @@ await runScript(async () => {
  */
 async function withLocalIdp(config: Config): Promise<{ config: Config; idp?: LocalIdp }> {
   try {
+    const { DEFAULT_LOCAL_IDP_PORT, LOCAL_CLIENT_SECRET, startLocalIdp } = await import('./local-idp.js');
+    const { oidcPaths } = await import('../api/auth/oidc.js');
     const idp = await startLocalIdp({
       port: DEFAULT_LOCAL_IDP_PORT,
       redirectUris: [`${config.publicUrl}${oidcPaths(config.oidc.providerId).callback}`],

@@ -38,7 +38,13 @@ export function sessionMiddleware(config: Config, redis: Redis): RequestHandler 
     cookie: { ...SESSION_COOKIE_ATTRIBUTES, maxAge: SESSION_IDLE_SECONDS * 1000 },
   });
   const localHttp = config.nodeEnv === 'development' && isLoopbackHttp(config.publicUrl);
+  const cookiePrefix = `${SESSION_COOKIE}=`;
   return (req: Request, res: Response, next: NextFunction) => {
+    // A bearer API call without the session cookie has no session: nothing to load, and nothing to create
+    // (express-session would generate a session id for it on every request, only to throw it away).
+    const cookie = req.headers.cookie;
+    if (req.headers.authorization && !cookie?.includes(cookiePrefix) && req.path.startsWith('/api/'))
+      return next();
     // Development on http://localhost: browsers accept Secure cookies from loopback origins, but
     // express-session only sends them over https. Count every request as https for the session cookie,
     // whatever a local reverse proxy says in X-Forwarded-Proto (nginx sends `http` on a plain-http setup).

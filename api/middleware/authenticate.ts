@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/env.js';
 import { findUserById, findUserByUsername, type UserRow } from '../../domain/users/load-actor.js';
-import { verifyToken } from '../../domain/users/tokens.js';
+import { cachedTokenVerifier } from '../../domain/users/tokens.js';
 import { UnauthorizedError } from '../../domain/shared/errors.js';
 import type { Actor } from '../request-context.js';
 
@@ -15,36 +16,54 @@ const toActor = (user: UserRow, via: Actor['via']): Actor => ({
   via,
 });
 
+/** Where accounts come from: the pushed in-memory cache, or (without one) the database on every request. */
+interface AccountSource {
+  byUsername(em: () => EntityManager, username: string): Promise<UserRow | undefined>;
+  byUserId(em: () => EntityManager, id: number): Promise<UserRow | undefined>;
+}
+
+const fromDatabase: AccountSource = {
+  byUsername: (em, username) => findUserByUsername(em(), username),
+  byUserId: (em, id) => findUserById(em(), id),
+};
+
 /**
- * Resolves `req.actor` from a Bearer JWT (preferred) or the session. The user and role are re-read from the
- * database every time. A bad or expired token is remembered and answered with 401 where authentication is
- * required (public routes ignore it).
+ * Resolves `req.actor` from a Bearer JWT (preferred) or the session. The user and role are the account's
+ * current ones (never the token's claim): from the account cache, which every change of the account reaches
+ * within milliseconds (domain/users/account-cache.ts), or from the database when no cache is given. A verified
+ * token is remembered until its `exp`. A bad or expired token is remembered and answered with 401 where
+ * authentication is required (public routes ignore it).
  */
-export const authenticate = (config: Config) => async (req: Request, res: Response, next: NextFunction) => {
-  const header = req.get('authorization');
-  if (header) {
-    const match = BEARER.exec(header);
-    if (!match) {
-      res.locals.authError = new UnauthorizedError('error.token.invalid');
+export const authenticate = (config: Config, accounts: AccountSource = fromDatabase) => {
+  const verify = cachedTokenVerifier(config.jwtSecret);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    // The request's EntityManager is forked only when an account has to be read from the database.
+    const em = () => req.em;
+    const header = req.headers.authorization;
+    if (header) {
+      const match = BEARER.exec(header);
+      if (!match) {
+        res.locals.authError = new UnauthorizedError('error.token.invalid');
+        return next();
+      }
+      try {
+        const { sub } = await verify(match[1]);
+        const user = await accounts.byUsername(em, sub);
+        if (user) req.actor = toActor(user, 'bearer');
+        else res.locals.authError = new UnauthorizedError('error.token.invalid');
+      } catch (error) {
+        if (error instanceof UnauthorizedError) res.locals.authError = error;
+        else return next(error);
+      }
       return next();
     }
-    try {
-      const { sub } = await verifyToken(match[1], config.jwtSecret);
-      const user = await findUserByUsername(req.em, sub);
-      if (user) req.actor = toActor(user, 'bearer');
-      else res.locals.authError = new UnauthorizedError('error.token.invalid');
-    } catch (error) {
-      if (error instanceof UnauthorizedError) res.locals.authError = error;
-      else return next(error);
+    const userId = req.session?.userId;
+    if (typeof userId === 'number') {
+      const user = await accounts.byUserId(em, userId);
+      if (user) req.actor = toActor(user, 'session');
     }
-    return next();
-  }
-  const userId = req.session?.userId;
-  if (typeof userId === 'number') {
-    const user = await findUserById(req.em, userId);
-    if (user) req.actor = toActor(user, 'session');
-  }
-  next();
+    next();
+  };
 };
 
 declare module 'express-session' {

@@ -3,10 +3,12 @@ import type Joi from 'joi';
 import type { RouteDefinition } from '../routing/route-definition.js';
 
 type JsonSchema = Record<string, any>;
-// joi-to-json is CommonJS with `module.exports = parse`.
-const parse = createRequire(import.meta.url)('joi-to-json') as (schema: Joi.Schema, mode: string) => unknown;
+type Parse = (schema: Joi.Schema, mode: string) => unknown;
+// joi-to-json is CommonJS with `module.exports = parse`; loaded when a document is first built.
+let parse: Parse | undefined;
 
-const toJsonSchema = (schema: Joi.Schema): JsonSchema => parse(schema, 'open-api-3.1') as JsonSchema;
+const toJsonSchema = (schema: Joi.Schema): JsonSchema =>
+  (parse ??= createRequire(import.meta.url)('joi-to-json') as Parse)(schema, 'open-api-3.1') as JsonSchema;
 
 /** `/api/inventory/:id` -> `/api/inventory/{id}` */
 export const openApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -99,8 +99,9 @@ export const itemRoutes = (services: Services) =>
       demoRead: true,
       request: { params: itemIdParams },
       responses: { 200: itemResponse('Item') },
-      handler: async (req, res, { params }) => {
-        const item = await getItem(req.em, params.id);
+      // One statement outside any unit of work: on the ORM's pool, without forking a request EntityManager.
+      handler: async (_req, res, { params }) => {
+        const item = await getItem(services.orm.em, params.id);
         res.set(etag(item)).json(item);
       },
     },

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
+import { poolQuery } from '../shared/pool-query.js';
 import { normaliseReason } from '../stock-history/reasons.js';
 import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
 import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
@@ -64,7 +65,7 @@ export async function adjustQuantity(
   if (!isUuid(input.id)) throw itemNotFound();
   const reason = normaliseReason(input.reason);
   for (let attempt = 0; ; attempt++) {
-    const rows = await em.execute<(ItemRow & { event_id: string })[]>(ADJUST_SQL, [
+    const rows = await poolQuery<ItemRow & { event_id: string }>(em, ADJUST_SQL, [
       input.delta,
       input.id,
       input.delta,

@@ -9,6 +9,7 @@ import {
   type SpringPage,
 } from '../shared/paging.js';
 import { containsPattern, isUuid } from '../shared/sql.js';
+import { poolQuery } from '../shared/pool-query.js';
 import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { itemNotFound } from './item-errors.js';
 
@@ -18,10 +19,12 @@ export async function listItems(em: EntityManager): Promise<ItemView[]> {
   return rows.map(toItemView);
 }
 
-/** I3. */
+const ITEM_BY_ID = `select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = ?`;
+
+/** I3 (a hot path: straight on the pool). */
 export async function getItem(em: EntityManager, id: string): Promise<ItemView> {
   if (!isUuid(id)) throw itemNotFound();
-  const rows = await em.execute<ItemRow[]>(`select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = ?`, [id]);
+  const rows = await poolQuery<ItemRow>(em, ITEM_BY_ID, [id]);
   if (rows.length === 0) throw itemNotFound();
   return toItemView(rows[0]);
 }

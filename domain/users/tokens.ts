@@ -26,6 +26,11 @@ export async function issueToken(claims: TokenClaims, secret: string, ttlSeconds
  * a bad signature, a missing or past `exp`, or a future `nbf` all end in 401.
  */
 export async function verifyToken(token: string, secret: string): Promise<{ sub: string }> {
+  const { sub } = await verifyTokenClaims(token, secret);
+  return { sub };
+}
+
+async function verifyTokenClaims(token: string, secret: string): Promise<{ sub: string; exp: number }> {
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), {
       algorithms: [ALGORITHM],
@@ -34,10 +39,33 @@ export async function verifyToken(token: string, secret: string): Promise<{ sub:
     });
     if (typeof payload.sub !== 'string' || payload.sub.length === 0)
       throw new UnauthorizedError('error.token.invalid');
-    return { sub: payload.sub };
+    return { sub: payload.sub, exp: payload.exp! };
   } catch (error) {
     if (error instanceof UnauthorizedError) throw error;
     const key = error instanceof joseErrors.JWTExpired ? 'error.token.expired' : 'error.token.invalid';
     throw new UnauthorizedError(key);
   }
+}
+
+const VERIFIED_CACHE_MAX = 10000;
+const CLOCK_TOLERANCE_MS = 5000;
+
+/**
+ * {@link verifyToken} with the tokens it accepted remembered until their `exp` (a verified token stays valid
+ * until then; the account behind it is checked separately on every request). Rejections are never cached.
+ * Bounded: the memory is cleared when it holds VERIFIED_CACHE_MAX tokens.
+ */
+export function cachedTokenVerifier(secret: string): (token: string) => Promise<{ sub: string }> {
+  const verified = new Map<string, { sub: string; expiresAt: number }>();
+  return async token => {
+    const hit = verified.get(token);
+    if (hit) {
+      if (Date.now() <= hit.expiresAt) return { sub: hit.sub };
+      verified.delete(token);
+    }
+    const { sub, exp } = await verifyTokenClaims(token, secret);
+    if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
+    verified.set(token, { sub, expiresAt: exp * 1000 + CLOCK_TOLERANCE_MS });
+    return { sub };
+  };
 }

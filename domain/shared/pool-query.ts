@@ -1,0 +1,27 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { nativePool } from './native-transaction.js';
+
+const numbered = new Map<string, string>();
+
+/** `?` placeholders as `$1, $2, ...` (the statements passed here hold no other `?`), memoized per statement. */
+function withNumberedParams(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    numbered.set(sql, text);
+  }
+  return text;
+}
+
+/**
+ * One statement of a hot request path, straight on the ORM's own `pg` pool (same connections, same type
+ * parsers) with bound parameters: none of the ORM's client-side formatting and query logging. Inside a
+ * transaction the statement must run on the transaction's connection, so it goes through the EntityManager.
+ * Errors are the driver's (translateDbError maps both kinds).
+ */
+export async function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  if (em.isInTransaction()) return em.execute<T[]>(sql, params);
+  const result = await (await nativePool(em)).query(withNumberedParams(sql), params);
+  return result.rows as T[];
+}

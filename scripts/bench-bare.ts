@@ -1,0 +1,61 @@
+import express from 'express';
+import pg from 'pg';
+import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../domain/inventory/item.view.js';
+
+/**
+ * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and
+ * PATCH of one item (no auth, no validation, no logging, no ORM). Its outbox rows are written already marked
+ * done, so the workers of the bench leave them alone. Env: DATABASE_URL, PORT, DB_POOL_MAX.
+ */
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_MAX ?? 10),
+});
+const app = express();
+
+app.get('/api/inventory/:id', async (req, res) => {
+  const { rows } = await pool.query<ItemRow>(`select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = $1`, [
+    req.params.id,
+  ]);
+  if (rows.length === 0) res.status(404).end();
+  else res.json(toItemView(rows[0]));
+});
+
+app.patch('/api/inventory/:id/quantity', async (req, res) => {
+  const delta = Number(req.query.delta);
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const { rows } = await client.query<{ id: string; name: string; quantity: number }>(
+      'update inventory_item set quantity = quantity + $1, version = version + 1, updated_at = now() where id = $2 and quantity + $1 >= 0 returning id, name, quantity',
+      [delta, req.params.id],
+    );
+    await client.query(
+      `insert into outbox_event (type, aggregate_id, payload, history_done_at, alerts_done_at, analytics_done_at)
+       values ('bench.bare', $1, $2::jsonb, now(), now(), now())`,
+      [
+        req.params.id,
+        JSON.stringify({
+          itemId: req.params.id,
+          itemName: rows[0]?.name,
+          change: delta,
+          quantityAfter: rows[0]?.quantity,
+        }),
+      ],
+    );
+    await client.query('commit');
+    res.json(rows[0]);
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  } finally {
+    client.release();
+  }
+});
+
+app.get('/api/health', (_req, res) => res.json({ status: 'ok' }));
+
+const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
+const stop = () => server.close(() => void pool.end().then(() => process.exit(0)));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

@@ -1,0 +1,224 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Benchmark processes started the way production starts them: a Procfile line run by `sh -c` from the
+ * repository root with `node_modules/.bin` first on PATH (Node 24), each in its own process group, and the RSS
+ * of the whole process tree (sh, node and anything they start). Used by the inventory and pipeline benches.
+ */
+export const REPO_ROOT = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    try {
+      readFileSync(path.join(dir, 'Procfile'));
+      return dir;
+    } catch {
+      if (path.dirname(dir) === dir) throw new Error('Procfile not found above ' + from);
+    }
+  }
+}
+
+export type ProcfileRole = 'release' | 'web' | 'worker';
+
+/** The command of one Procfile line. */
+export function procfileCommand(role: ProcfileRole): string {
+  const lines = readFileSync(path.join(REPO_ROOT, 'Procfile'), 'utf8').split('\n');
+  const line = lines.find(l => l.startsWith(`${role}:`));
+  if (!line) throw new Error(`Procfile has no ${role} line`);
+  return line.slice(role.length + 1).trim();
+}
+
+export interface BenchProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Resident set size of the process and all its descendants, in bytes. */
+  rss(): number;
+  /** CPU time (user + system) used so far by the process and all its descendants, in ms. */
+  cpuMs(): number;
+  /** Sends `signal` to every node process of the tree (not the `sh` running the Procfile line). */
+  signalNode(signal: NodeJS.Signals): void;
+  /** SIGTERM to the process group, SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const withNodeOnPath = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...env,
+  PATH: `${path.join(REPO_ROOT, 'node_modules', '.bin')}${path.delimiter}${env.PATH ?? process.env.PATH ?? ''}`,
+});
+
+/**
+ * Starts `command` through `sh -c` in its own process group; stdout and stderr go to `logFile` (a file costs
+ * the server far less than a pipe the bench would have to drain).
+ */
+export function startShellProcess(
+  name: string,
+  command: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): BenchProcess {
+  const fd = openSync(logFile, 'a');
+  const child = spawn('sh', ['-c', command], {
+    cwd: REPO_ROOT,
+    env: withNodeOnPath(env),
+    stdio: ['ignore', fd, fd],
+    detached: true,
+  });
+  closeSync(fd);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${name} did not start`);
+  return {
+    name,
+    pid,
+    child,
+    rss: () => treeRss(pid),
+    cpuMs: () => treeCpuMs(pid),
+    signalNode: signal => {
+      for (const member of processTree(pid)) {
+        try {
+          if (readlinkSync(`/proc/${member}/exe`).endsWith('/node')) process.kill(member, signal);
+        } catch {
+          // exited meanwhile
+        }
+      }
+    },
+    stop: async (graceMs = 15000) => {
+      signalGroup(pid, 'SIGTERM');
+      // sh may exit before its node child: wait for the whole process group, not just the child.
+      const deadline = Date.now() + graceMs;
+      while (groupAlive(pid) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
+      signalGroup(pid, 'SIGKILL');
+    },
+  };
+}
+
+/** Starts one Procfile line (`web`, `worker`, `release`) exactly as written. */
+export function startProcfileProcess(
+  role: ProcfileRole,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): BenchProcess {
+  return startShellProcess(role, procfileCommand(role), env, logFile);
+}
+
+/** Runs the Procfile's `release` line to completion. */
+export async function runRelease(env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
+  const release = startProcfileProcess('release', env, logFile);
+  const code = await new Promise<number | null>(resolve => release.child.once('exit', resolve));
+  if (code !== 0) throw new Error(`release failed (exit ${code}); see ${logFile}`);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether any process of process group `pgid` is still running (zombies excluded). */
+function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) return true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return false;
+}
+
+/** Every process of the tree rooted at `pid` (Linux /proc). */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const tree: number[] = [];
+  const pending = [pid];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    tree.push(current);
+    pending.push(...(children.get(current) ?? []));
+  }
+  return tree;
+}
+
+/** Sum of VmRSS over `pid` and every descendant, in bytes. */
+export function treeRss(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
+      if (match) total += Number(match[1]) * 1024;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** Sum of user + system CPU time over `pid` and every descendant, in ms (clock-tick resolution). */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const member of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${member}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+/** Polls `url` until it answers 2xx, or fails when `process` exits or the deadline passes. */
+export async function waitUntilServing(proc: BenchProcess, url: string, timeoutMs = 60000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited during start-up`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs} ms`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until `logFile` contains `marker` (e.g. the worker's "workers started" line). */
+export async function waitForLogLine(
+  proc: BenchProcess,
+  logFile: string,
+  marker: string,
+  timeoutMs = 60000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited during start-up; see ${logFile}`);
+    if (readFileSync(logFile, 'utf8').includes(marker)) return;
+    if (Date.now() > deadline) throw new Error(`${proc.name} did not log "${marker}" within ${timeoutMs} ms`);
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+}
