@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -13,6 +14,12 @@ import { closeServices, openServices } from '../config/services.js';
 import { migrate } from '../config/database.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
+import {
+  startProcfileProcess,
+  waitForLogLine,
+  waitUntilServing,
+  type BenchProcess,
+} from './bench-processes.js';
 
 /**
  * The event pipeline benchmark (figures, never assertions). Every server runs in its own process as the
@@ -53,13 +60,13 @@ async function benchEventPipeline(): Promise<void> {
   };
   const config = loadConfig({ ...process.env, ...env });
   const services = await openServices(config);
-  const children: ChildProcess[] = [];
+  const children: BenchProcess[] = [];
   try {
     await migrate(services.orm);
     const { auth, itemIds } = await seed(pool, config.jwtSecret);
     await closeServices(services);
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const web = await startProcess(['--web'], { ...env, RUN_WORKERS: 'false', PORT: String(port) }, children);
+    const web = await startProcess('web', { ...env, PORT: String(port) }, children);
     const base = `http://127.0.0.1:${port}`;
     console.log(
       `pipeline bench: ${ITEMS} items, ${SUPPLIERS} suppliers; web pid ${web.pid}; writes ${writeSeconds} s`,
@@ -71,7 +78,7 @@ async function benchEventPipeline(): Promise<void> {
     let mark = '0';
     if (process.env.BENCH_LAG_RATE) {
       await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
-      await stopProcess(web);
+      await web.stop();
       return;
     }
     // 1 + 2: backlog at full speed, then one worker.
@@ -96,9 +103,9 @@ async function benchEventPipeline(): Promise<void> {
 
     // 4: lag at half the max write rate, one worker running.
     await lagRun(pool, write, Math.round(Math.max(full.rate, full2.rate) / 2), env, children);
-    await stopProcess(web);
+    await web.stop();
   } finally {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map(child => child.stop(2000)));
     await pool.end();
   }
 }
@@ -109,10 +116,10 @@ async function lagRun(
   write: (rate?: number, seconds?: number) => Promise<LoadResult>,
   rate: number,
   env: Record<string, string>,
-  children: ChildProcess[],
+  children: BenchProcess[],
 ): Promise<void> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
-  const worker = await startProcess(['--worker'], env, children);
+  const worker = await startProcess('worker', env, children);
   const mark = await maxEventId(pool);
   const achieved = await write(rate, lagSeconds);
   await waitDrained(pool);
@@ -136,7 +143,7 @@ async function lagRun(
       `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
     );
   await printDoorbellJobs(env);
-  await stopProcess(worker);
+  await worker.stop();
 }
 
 /** How the last doorbell jobs of each consumer spent their time: waiting in the queue, then running. */
@@ -197,10 +204,10 @@ async function drain(
   mark: string,
   workers: number,
   env: Record<string, string>,
-  children: ChildProcess[],
+  children: BenchProcess[],
 ): Promise<DrainRun> {
   const started = await Promise.all(
-    Array.from({ length: workers }, () => startProcess(['--worker'], env, children)),
+    Array.from({ length: workers }, () => startProcess('worker', env, children)),
   );
   let peakRssMb = 0;
   let waiting = 0;
@@ -209,7 +216,7 @@ async function drain(
   const sampler = setInterval(() => {
     peakRssMb = Math.max(
       peakRssMb,
-      started.reduce((sum, child) => sum + rssMb(child.pid!), 0),
+      started.reduce((sum, child) => sum + child.rss() / 1024 / 1024, 0),
     );
     void pool
       .query<{ lock: boolean; statement: string }>(
@@ -230,7 +237,7 @@ async function drain(
   } finally {
     clearInterval(sampler);
   }
-  await Promise.all(started.map(stopProcess));
+  await Promise.all(started.map(child => child.stop()));
   const { rows } = await pool.query<{ consumer: string; n: string; first: number; last: number }>(
     `with t as (select c.consumer, extract(epoch from c.at) as at
                   from outbox_event o,
@@ -272,16 +279,6 @@ async function waitDrained(pool: pg.Pool, timeoutMs = 300000): Promise<void> {
 const maxEventId = async (pool: pg.Pool): Promise<string> =>
   (await pool.query<{ id: string }>('select coalesce(max(id), 0)::text as id from outbox_event')).rows[0].id;
 
-/** Resident memory of a process in MB (Linux /proc). */
-function rssMb(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return kb ? Number(kb[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 async function seed(pool: pg.Pool, jwtSecret: string): Promise<{ auth: string; itemIds: string[] }> {
   const username = 'bench-admin';
   await pool.query(
@@ -305,44 +302,29 @@ async function seed(pool: pg.Pool, jwtSecret: string): Promise<{ auth: string; i
   return { auth: `Bearer ${token}`, itemIds: rows.map(r => r.id) };
 }
 
-/** A process of the Procfile (`--web` or `--worker`), ready when it says so. */
+/**
+ * A Procfile line (`web` or `worker`) started exactly as written (compiled output: `npm run build` first), ready
+ * when it serves or says so. BENCH_CPU_PROF=<dir> profiles the worker processes (node --cpu-prof).
+ */
 async function startProcess(
-  role: string[],
+  role: 'web' | 'worker',
   env: Record<string, string>,
-  children: ChildProcess[],
-): Promise<ChildProcess> {
-  // BENCH_CPU_PROF=<dir> profiles the worker processes (node --cpu-prof) for a look at where their time goes.
+  children: BenchProcess[],
+): Promise<BenchProcess> {
+  const log = path.join(tmpdir(), `stockroom-bench-pipeline-${role}-${children.length}.log`);
   const profile =
-    process.env.BENCH_CPU_PROF && role.includes('--worker')
-      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
-      : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'scripts/start-all.ts', ...role], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const ready = role.includes('--web') ? '"Stockroom API listening"' : '"workers started"';
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    child.once('exit', code => reject(new Error(`${role.join(' ')} exited during start-up (${code})`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (seen === 'done') return;
-      seen += chunk.toString();
-      if (seen.includes(ready)) {
-        seen = 'done';
-        resolve();
-      }
-    });
-  });
-  return child;
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise(resolve => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+    process.env.BENCH_CPU_PROF && role === 'worker'
+      ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF} `
+      : '';
+  const proc = startProcfileProcess(
+    role,
+    { ...process.env, ...env, LOG_LEVEL: 'info', NODE_OPTIONS: profile.trim() },
+    log,
+  );
+  children.push(proc);
+  if (role === 'web') await waitUntilServing(proc, `http://127.0.0.1:${env.PORT}/api/health`);
+  else await waitForLogLine(proc, log, '"workers started"');
+  return proc;
 }
 
 /** The load generator runs in its own process: this file with `--load <json>` prints autocannon's result. */
