@@ -9,6 +9,7 @@ import { createI18n } from './i18n.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
+import { RowStreams } from '../domain/shared/row-stream.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   queues: QueueProducer;
   i18n: i18n;
   probe: DatabaseProbe;
+  /** Cursor-backed reads of any size (unpaged lists, CSV exports) on a small pool of their own. */
+  rows: RowStreams;
 }
 
 export async function openServices(
@@ -31,12 +34,14 @@ export async function openServices(
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  return { config, logger, orm, redis, queues, i18n, probe };
+  const rows = new RowStreams(config.databaseUrl);
+  return { config, logger, orm, redis, queues, i18n, probe, rows };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   services.probe.stop();
   await services.queues.close();
+  await services.rows.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await services.orm.close(true);
 }
