@@ -11,6 +11,7 @@ import { analytics } from './analytics.worker.js';
 import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
+import { imports } from './imports.worker.js';
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
@@ -20,6 +21,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
   'low-stock-alerts': lowStockAlerts,
   webhooks,
   reports,
+  imports,
 };
 
 /**
@@ -30,6 +32,8 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
   analytics: { concurrency: 1 },
+  // An import is one long transaction holding its rows' locks: one at a time per process.
+  imports: { concurrency: 1 },
 };
 
 export interface RunningWorkers {

@@ -2,25 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type Joi from 'joi';
 import type { RouteDefinition } from '../routing/route-definition.js';
 import type { ValidatedInput } from '../request-context.js';
-import { ValidationError, type FieldError, type MessageParams } from '../../domain/shared/errors.js';
-
-const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: true };
-
-function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError {
-  const field = detail.path.map(String).join('.') || String(detail.context?.key ?? 'body');
-  const params: MessageParams = { field };
-  for (const [key, value] of Object.entries(detail.context ?? {})) {
-    if (typeof value === 'string' || typeof value === 'number') params[key] = value;
-    if (Array.isArray(value)) params[key] = value.join(', ');
-  }
-  // Schemas name an i18n key through `.messages()`; otherwise a generic key per joi error type.
-  const messageKey = req.i18n.exists(detail.message)
-    ? detail.message
-    : req.i18n.exists(`validation.${detail.type}`)
-      ? `validation.${detail.type}`
-      : 'error.invalid.parameter';
-  return { field, messageKey, params };
-}
+import { ValidationError, type FieldError } from '../../domain/shared/errors.js';
+import { JOI_OPTIONS, toFieldError } from '../../domain/shared/joi-field-errors.js';
 
 /** Validates params, query and body against the route's joi schemas; the result is the handler's input. */
 export function validateInput(route: RouteDefinition) {
@@ -38,8 +21,8 @@ export function validateInput(route: RouteDefinition) {
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;
       }
-      const { value, error } = schema.validate(raw, OPTIONS);
-      if (error) errors.push(...error.details.map(d => toFieldError(req, d)));
+      const { value, error } = schema.validate(raw, JOI_OPTIONS);
+      if (error) errors.push(...error.details.map(d => toFieldError(d, key => req.i18n.exists(key))));
       else input[part] = value;
     }
     if (errors.length > 0) {

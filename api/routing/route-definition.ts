@@ -31,6 +31,8 @@ export interface RouteDefinition {
     params?: Joi.ObjectSchema;
     query?: Joi.ObjectSchema;
     body?: Joi.Schema;
+    /** A non-JSON body the handler reads itself (a file upload): documented, not validated by joi. */
+    upload?: { contentTypes: string[]; description: string };
   };
   responses: Record<number, ResponseSpec>;
   /** Thin: read `input`, call one use case, present the result. */
