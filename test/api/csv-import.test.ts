@@ -159,7 +159,7 @@ describe('CSV import of inventory items (POST /api/inventory/import, a BullMQ jo
       [`Cents ${uid()}`, '', 1, '1.001', s, 0], // 8 three decimals
       [`Nosup ${uid()}`, '', 1, '1.00', `Unknown ${uid()}`, 0], // 9 unknown supplier
       [good, '', 2, '1.00', s, 0], // 10 the same item twice in the file
-      [a.name, b.sku!, 1, '1.00', s, 0], // 11 b renamed to a's name: duplicate name
+      [a.name, String((b as { sku?: string }).sku), 1, '1.00', s, 0], // 11 b renamed to a's name: duplicate name
       [`Min ${uid()}`, '', 1, '1.00', s, -5], // 12 minimum < 0
     ]);
     const status = await runImport(api(), admin.auth, '/api/inventory/import', file, 'dryRun=false', 'de');

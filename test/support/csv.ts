@@ -60,7 +60,7 @@ export async function finishedImport(
   statusUrl: string,
   timeoutMs = 30000,
 ): Promise<ImportStatusBody> {
-  return waitFor(
+  const status = await waitFor(
     async () => {
       const res = await client.get(statusUrl).set('Authorization', auth).expect(200);
       const body = res.body as ImportStatusBody;
@@ -69,6 +69,7 @@ export async function finishedImport(
     timeoutMs,
     `import ${statusUrl}`,
   );
+  return status!;
 }
 
 /** Import + wait: the final status of the import of `content`. */
