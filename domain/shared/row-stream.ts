@@ -67,33 +67,24 @@ export class RowStreams {
 
   private async *batches<T>(query: SqlPart, map: (row: any) => T): AsyncGenerator<T[], void, undefined> {
     const client = await this.pool.connect();
-    let broken: Error | undefined;
-    let cursor: Cursor | undefined;
+    let finished = false;
     try {
       await client.query('begin read only');
       await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
-      cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
+      const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
       for (;;) {
         const rows = await cursor.read(BATCH_ROWS);
         if (rows.length === 0) break;
         yield rows.map(map);
       }
       await cursor.close();
-      cursor = undefined;
       await client.query('commit');
-    } catch (error) {
-      broken = error as Error;
-      throw error;
+      finished = true;
     } finally {
-      // Reached on end, on error and on an early return (the reader went away): stop the query.
-      if (cursor && !broken)
-        await cursor
-          .close()
-          .then(() => client.query('rollback'))
-          .catch((error: Error) => (broken = error));
-      else if (broken) await client.query('rollback').catch(() => undefined);
-      // A client in doubt is destroyed rather than handed to the next reader.
-      client.release(broken ?? undefined);
+      // Any other exit (an error, or the reader went away with the cursor still open) destroys the
+      // connection: the server then ends the query and its transaction at once, and nothing half-read is
+      // ever handed to the next reader.
+      client.release(finished ? undefined : new Error('stream abandoned'));
     }
   }
 
