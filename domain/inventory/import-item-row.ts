@@ -54,18 +54,16 @@ function columnOf(error: AppError): string | null {
 
 /** The item a row means: by sku when it has one, else (or when no sku matches) by name; locked until commit. */
 async function findItem(tx: EntityManager, row: ItemImportRow): Promise<StoredItem | undefined> {
-  const select = `select id, name, sku, quantity, price::text as price, supplier_id, minimum_quantity
-                    from inventory_item`;
-  if (row.sku) {
-    const bySku = await tx.execute<StoredItem[]>(`${select} where lower(sku) = lower(?) for update`, [
-      row.sku,
-    ]);
-    if (bySku[0]) return bySku[0];
-  }
-  const byName = await tx.execute<StoredItem[]>(`${select} where lower(name) = lower(?) for update`, [
-    row.name,
-  ]);
-  return byName[0];
+  const rows = await tx.execute<StoredItem[]>(
+    `select id, name, sku, quantity, price::text as price, supplier_id, minimum_quantity
+       from inventory_item
+      where (?::text is not null and lower(sku) = lower(?::text)) or lower(name) = lower(?)
+      order by (lower(sku) is not distinct from lower(?::text)) desc
+      limit 1
+        for update`,
+    [row.sku || null, row.sku || null, row.name, row.sku || null],
+  );
+  return rows[0];
 }
 
 /** A supplier by name (case-insensitive); created when the import allows it, else the row is refused. */
