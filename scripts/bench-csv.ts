@@ -63,7 +63,7 @@ async function startRole(role: '--web' | '--worker', port: number, ready: string
     child.once('exit', code => reject(new Error(`${role} exited with ${code}`)));
     // On a failed start the child must not outlive the bench.
     process.once('exit', () => child.kill('SIGKILL'));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       if (seen.includes(ready)) {
         clearTimeout(timer);
@@ -71,7 +71,7 @@ async function startRole(role: '--web' | '--worker', port: number, ready: string
       }
     });
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   return child;
 }
 
@@ -165,12 +165,13 @@ export async function benchCsv(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     await drain(`${base}/api/inventory`, auth);
-    const idle = rssMb(web.pid!);
     const rows: Record<string, string | number>[] = [];
     for (const [label, path] of [
       ['CSV export of the history', '/api/stock-history/export.csv'],
       ['JSON list GET /api/stock-history', '/api/stock-history'],
     ]) {
+      // Idle = the process's RSS just before this download (the heap an earlier run grew is not returned).
+      const idle = rssMb(web.pid!);
       const started = Date.now();
       const { result, peak } = await peakRss(web.pid!, () => drain(`${base}${path}`, auth));
       const seconds = (Date.now() - started) / 1000;

@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import type Joi from 'joi';
 import type { RouteDefinition } from '../routing/route-definition.js';
 import type { ValidatedInput } from '../request-context.js';
 import { ValidationError, type FieldError } from '../../domain/shared/errors.js';

@@ -8,11 +8,9 @@ function jsonArray(): Transform {
   return new Transform({
     writableObjectMode: true,
     transform(batch: unknown[], _encoding, done) {
-      let text = first ? '[' : '';
-      for (const row of batch) {
-        text += (first ? '' : ',') + JSON.stringify(row);
-        first = false;
-      }
+      const parts = batch.map(row => JSON.stringify(row));
+      const text = (first ? '[' : ',') + parts.join(',');
+      first = false;
       done(null, text);
     },
     flush(done) {

@@ -48,7 +48,8 @@ export const supplierRoutes = (services: Services) =>
       },
       handler: async (req, res, { query }) => {
         if (query.size !== undefined) res.json(await pageSuppliers(req.em, query));
-        else await sendJsonArray(req, res, await services.rows.open(supplierListQuery(query), toSupplierView));
+        else
+          await sendJsonArray(req, res, await services.rows.open(supplierListQuery(query), toSupplierView));
       },
     },
     {

@@ -1,4 +1,3 @@
-import Joi from 'joi';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppError } from '../shared/errors.js';
 import { numericToCents, toCents } from '../shared/money.js';

@@ -1,4 +1,4 @@
-import { TransactionPropagation, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WriteContext } from '../shared/write-context.js';
 import { isUuid } from '../shared/sql.js';
 import { itemNotFound, staleItem } from './item-errors.js';

@@ -3,8 +3,11 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { SqlPart } from './sql.js';
 
-/** Rows fetched per cursor round trip: large enough to amortise the round trip, small enough to stay flat. */
-const BATCH_ROWS = 1000;
+/**
+ * Rows fetched per cursor round trip: enough to amortise the round trip, few enough that a batch dies young
+ * (measured: 1,000-row batches let the web process grow by ~60 MB over a 10^6-row JSON list).
+ */
+const BATCH_ROWS = 250;
 
 /**
  * A streamed read may legitimately run for minutes (a million-row export to a slow client); the pool's

@@ -23,7 +23,7 @@ export const csvText = (res: Response): string => res.text;
 
 /** Parses a CSV download (BOM dropped) into header-keyed records. */
 export function parseCsv(text: string, delimiter = ','): Record<string, string>[] {
-  return parse(text, { bom: true, columns: true, delimiter }) as Record<string, string>[];
+  return parse<Record<string, string>>(text, { bom: true, columns: true, delimiter });
 }
 
 /** A CSV file from a header and rows, fields quoted as RFC 4180 asks. */
