@@ -21,6 +21,8 @@ const IMPORT_LOCK_NS = 740010;
 const MAX_LISTED_REJECTIONS = 1000;
 const PROGRESS_EVERY_ROWS = 500;
 const PUBLISH_CHUNK = 500;
+/** Wake-ups rung after commit; the outbox sweeper enqueues whatever a very large import wrote beyond them. */
+const MAX_PUBLISHED_EVENTS = 2000;
 
 /** Ends the transaction without committing: a dry run, or a file with rejected rows. */
 class Rollback extends Error {}
@@ -40,7 +42,9 @@ interface StoredImport {
 
 async function finish(em: EntityManager, id: string, report: ImportReport): Promise<void> {
   await em.execute(
-    `update csv_import set state = 'completed', report = ?::jsonb, finished_at = now(), updated_at = now(),
+    // clock_timestamp(): now() would be the start of the import's transaction.
+    `update csv_import set state = 'completed', report = ?::jsonb, finished_at = clock_timestamp(),
+            updated_at = clock_timestamp(),
             rows_read = coalesce(rows_total, rows_read) where id = ?`,
     [JSON.stringify(report), id],
   );
@@ -146,7 +150,7 @@ export async function runImport(
     await finish(em, id, report);
   }
   await options.onProgress?.(total, total);
-  for (let i = 0; i < eventIds.length; i += PUBLISH_CHUNK)
+  for (let i = 0; i < Math.min(eventIds.length, MAX_PUBLISHED_EVENTS); i += PUBLISH_CHUNK)
     await publishEvents(queues, eventIds.slice(i, i + PUBLISH_CHUNK));
   return report;
 }
