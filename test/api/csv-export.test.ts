@@ -4,7 +4,7 @@ import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
-import { parseCsv } from '../support/csv.js';
+import { parseCsv, drainStockEvents } from '../support/csv.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 
 const uid = () => randomUUID().slice(0, 8);
@@ -22,7 +22,10 @@ describe('CSV export (GET /api/inventory/export.csv, /api/stock-history/export.c
     supplier = await newSupplier(api(), admin.auth, { name: `=cmd|' /C calc'!A0 ${uid()}` });
     workers = startWorkers(testApp().services, { clock: false });
   });
-  after(async () => workers.close());
+  after(async () => {
+    await drainStockEvents(testApp().services);
+    await workers.close();
+  });
 
   it('When items are exported, then an RFC 4180 file with BOM, header, dated name, quoting and neutralised formulas', async () => {
     const tricky = `Widget, "deluxe"\nsecond line ${uid()}`;

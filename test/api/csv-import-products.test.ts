@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { csvFile, runImport } from '../support/csv.js';
+import { csvFile, runImport, drainStockEvents } from '../support/csv.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 
 const uid = () => randomUUID().slice(0, 8);
@@ -19,7 +19,10 @@ describe('CSV import of products (POST /api/products/import)', function () {
     user = await createUser(testApp().services, 'ROLE_USER');
     workers = startWorkers(testApp().services, { clock: false });
   });
-  after(async () => workers.close());
+  after(async () => {
+    await drainStockEvents(testApp().services);
+    await workers.close();
+  });
 
   const product = async (id: number) =>
     (await api().get(`/api/products/${id}`).set('Authorization', user.auth).expect(200)).body.data;

@@ -5,7 +5,7 @@ import { createUser, type TestUser } from '../support/users.js';
 import { inLanes, newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
 import { assertChain } from '../support/history.js';
-import { csvFile, finishedImport, runImport, startImport } from '../support/csv.js';
+import { csvFile, finishedImport, runImport, startImport, drainStockEvents } from '../support/csv.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 
 const HEADER = ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'];
@@ -24,7 +24,10 @@ describe('CSV import of inventory items (POST /api/inventory/import, a BullMQ jo
     supplier = await newSupplier(api(), admin.auth);
     workers = startWorkers(testApp().services, { clock: false });
   });
-  after(async () => workers.close());
+  after(async () => {
+    await drainStockEvents(testApp().services);
+    await workers.close();
+  });
 
   const historyOf = async (itemId: string) => {
     await waitForHistorySettled(testApp().services);

@@ -6,12 +6,12 @@ import { newSupplier } from '../support/inventory.js';
 import { WorkerProcess } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
 import { waitForHistorySettled } from '../support/settle.js';
-import { csvFile, finishedImport, startImport } from '../support/csv.js';
+import { csvFile, drainStockEvents, finishedImport, startImport } from '../support/csv.js';
 
 const ROWS = 4000;
 
 describe('CSV import survives kill -9 of the worker process', function () {
-  this.timeout(180000);
+  this.timeout(300000);
 
   it('When the worker is killed mid-import, then the job reruns to the same end state: every item once, one INITIAL_STOCK each', async () => {
     const services = testApp().services;
@@ -62,6 +62,8 @@ describe('CSV import survives kill -9 of the worker process', function () {
         events: String(ROWS),
         reasons: 'INITIAL_STOCK',
       });
+      // Leave idle consumers to the next suite.
+      await drainStockEvents(services, 150000);
     } finally {
       await first.kill();
       await second.stop();

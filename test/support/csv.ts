@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import type { Response } from 'supertest';
+import type { Services } from '../../config/services.js';
 import type { ApiClient } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
@@ -83,4 +84,22 @@ export async function runImport(
 ): Promise<ImportStatusBody> {
   const jobId = await startImport(client, auth, `${base}?${query}`, content, language);
   return finishedImport(client, auth, `${base}/${jobId}`);
+}
+
+/**
+ * Waits until every consumer has recorded every stock event, so a suite that imported many rows hands the
+ * next suite idle queues (a backlog of folds would slow the next suite's own history waits).
+ */
+export async function drainStockEvents(services: Services, timeoutMs = 60000): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await services.orm.em.fork().execute<{ n: string }[]>(
+        `select count(*) as n from outbox_event where type = 'stock.changed'
+            and (history_done_at is null or analytics_done_at is null or alerts_done_at is null)`,
+      );
+      return Number(row.n) === 0;
+    },
+    timeoutMs,
+    'every stock event recorded by every consumer',
+  );
 }
