@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
+import { RowStreams } from '../domain/shared/row-stream.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -23,6 +24,8 @@ export interface Services {
   probe: DatabaseProbe;
   /** Accounts seen by the request path, dropped on every change (its LISTEN connection opens on first use). */
   accounts: AccountCache;
+  /** Cursor-backed reads of any size (unpaged lists, CSV exports) on a small pool of their own. */
+  rows: RowStreams;
 }
 
 export async function openServices(
@@ -35,13 +38,15 @@ export async function openServices(
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
   const accounts = new AccountCache(config.databaseUrl, logger);
-  return { config, logger, orm, redis, queues, i18n, probe, accounts };
+  const rows = new RowStreams(config.databaseUrl);
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   services.probe.stop();
   await services.accounts.close();
   await services.queues.close();
+  await services.rows.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await services.orm.close(true);
 }

@@ -11,6 +11,7 @@ import { benchProducts } from './bench-products.js';
 import { benchInventory } from './bench-inventory.js';
 import { benchAnalytics } from './bench-analytics.js';
 import { benchEventPipeline } from './bench-pipeline.js';
+import { benchCsv } from './bench-csv.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -63,4 +64,6 @@ await runScript(async () => {
   printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
   // Loads 10^4 and 10^6 history rows and rebuilds the rollups: takes several minutes.
   if (process.env.BENCH_SKIP_ANALYTICS !== 'true') await benchAnalytics();
+  // Streams 10^6 history rows (CSV and JSON) and imports 100,000 items: takes several minutes.
+  if (process.env.BENCH_SKIP_CSV !== 'true') await benchCsv();
 });

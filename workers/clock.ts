@@ -36,6 +36,13 @@ export const SCHEDULES: Schedule[] = [
     job: 'sweep',
     jobId: now => `webhook-sweep-${now.toISOString().slice(0, 13)}`,
   },
+  {
+    name: 'imports-sweep',
+    cron: '* * * * *',
+    queue: 'imports',
+    job: 'sweep',
+    jobId: now => `imports-sweep-${now.toISOString().slice(0, 16).replace(':', '-')}`,
+  },
 ];
 
 /** node-cron in the worker process. It only enqueues; workers do the work. */

@@ -1,12 +1,17 @@
 import type { Processor } from './start-worker.js';
 import { QUEUE_NAMES } from '../domain/queues/queue-names.js';
 import { purgeIdempotencyKeys } from '../domain/idempotency/with-idempotency-key.js';
+import { purgeImports } from '../domain/imports/purge-imports.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Daily cleanup: completed and failed jobs older than a day (retention is bounded anyway), expired idempotency keys. */
+/**
+ * Daily cleanup: completed and failed jobs older than a day (retention is bounded anyway), expired idempotency
+ * keys, finished CSV imports older than a week.
+ */
 export const housekeeping: Processor = async (job, em, services) => {
   const idempotencyKeys = await purgeIdempotencyKeys(em);
+  const imports = await purgeImports(em);
   const removed: Record<string, number> = {};
   for (const name of QUEUE_NAMES) {
     const queue = services.queues.queue(name);
@@ -14,6 +19,6 @@ export const housekeeping: Processor = async (job, em, services) => {
     const failed = await queue.clean(7 * DAY_MS, 10_000, 'failed');
     removed[name] = completed.length + failed.length;
   }
-  services.logger.info({ jobId: job.id, removed, idempotencyKeys }, 'housekeeping done');
+  services.logger.info({ jobId: job.id, removed, idempotencyKeys, imports }, 'housekeeping done');
   return removed;
 };

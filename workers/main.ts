@@ -11,6 +11,7 @@ import { analytics } from './analytics.worker.js';
 import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
+import { imports } from './imports.worker.js';
 
 /** Doorbell jobs of one outbox consumer that one worker process runs at once. */
 const CONSUMER_CONCURRENCY = 2;
@@ -23,6 +24,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
   'low-stock-alerts': lowStockAlerts,
   webhooks,
   reports,
+  imports,
 };
 
 /**
@@ -35,6 +37,8 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
   analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
+  // An import is one long transaction holding its rows' locks: one at a time per process.
+  imports: { concurrency: 1 },
 };
 
 export interface RunningWorkers {

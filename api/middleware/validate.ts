@@ -1,37 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import type Joi from 'joi';
 import type { RouteDefinition } from '../routing/route-definition.js';
 import type { ValidatedInput } from '../request-context.js';
-import { ValidationError, type FieldError, type MessageParams } from '../../domain/shared/errors.js';
-
-const OPTIONS: Joi.ValidationOptions = { abortEarly: false, convert: true, stripUnknown: true };
-
-/** Scalars of a list joined for a message, bounded (nested values are left out, never walked). */
-function listParam(values: unknown[]): string {
-  return values
-    .slice(0, 50)
-    .filter(v => v === null || typeof v !== 'object')
-    .map(String)
-    .join(', ')
-    .slice(0, 500);
-}
-
-function toFieldError(req: Request, detail: Joi.ValidationErrorItem): FieldError {
-  const field = detail.path.map(String).join('.') || String(detail.context?.key ?? 'body');
-  const params: MessageParams = { field };
-  for (const [key, value] of Object.entries(detail.context ?? {})) {
-    if (typeof value === 'string' || typeof value === 'number') params[key] = value;
-    // Lists of allowed values (`valids`) only: never render a rejected value, which may be any JSON.
-    if (Array.isArray(value) && key !== 'value') params[key] = listParam(value);
-  }
-  // Schemas name an i18n key through `.messages()`; otherwise a generic key per joi error type.
-  const messageKey = req.i18n.exists(detail.message)
-    ? detail.message
-    : req.i18n.exists(`validation.${detail.type}`)
-      ? `validation.${detail.type}`
-      : 'error.invalid.parameter';
-  return { field, messageKey, params };
-}
+import { ValidationError, type FieldError } from '../../domain/shared/errors.js';
+import { JOI_OPTIONS, toFieldError } from '../../domain/shared/joi-field-errors.js';
 
 type InputPart = 'params' | 'query' | 'body';
 
@@ -54,8 +25,8 @@ export function validateInput(route: RouteDefinition, parts: InputPart[] = ['par
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;
       }
-      const { value, error } = schema.validate(raw, OPTIONS);
-      if (error) errors.push(...error.details.map(d => toFieldError(req, d)));
+      const { value, error } = schema.validate(raw, JOI_OPTIONS);
+      if (error) errors.push(...error.details.map(d => toFieldError(d, key => req.i18n.exists(key))));
       else input[part] = value;
     }
     if (errors.length > 0) {

@@ -114,6 +114,27 @@ export function buildOpenApi(
         required: true,
         content: { 'application/json': { schema: toJsonSchema(route.request.body) } },
       };
+    const upload = route.request?.upload;
+    if (upload)
+      operation.requestBody = {
+        required: true,
+        description: upload.description,
+        content: Object.fromEntries(
+          upload.contentTypes.map(type => [
+            type,
+            {
+              schema:
+                type === 'multipart/form-data'
+                  ? {
+                      type: 'object',
+                      required: ['file'],
+                      properties: { file: { type: 'string', contentMediaType: 'text/csv' } },
+                    }
+                  : { type: 'string' },
+            },
+          ]),
+        ),
+      };
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation;
   }
   return {

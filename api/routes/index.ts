@@ -10,11 +10,16 @@ import { browserAuthRoutes } from './browser-auth.routes.js';
 import { analyticsRoutes } from './analytics.routes.js';
 import { alertsRoutes } from './alerts.routes.js';
 import { adminRoutes } from './admin.routes.js';
+import { exportRoutes } from './exports.routes.js';
+import { csvImportRoutes } from './imports.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
   ...healthRoutes(services),
   ...authRoutes(services),
+  // Literal CSV paths before the `/:id` routes of the same prefixes.
+  ...exportRoutes(services),
+  ...csvImportRoutes(services),
   ...productRoutes(services),
   ...itemRoutes(services),
   ...supplierRoutes(services),

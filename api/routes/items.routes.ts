@@ -20,7 +20,7 @@ import {
   assertItemExists,
   countItems,
   getItem,
-  listItems,
+  allItemsQuery,
   pageItems,
   searchItems,
 } from '../../domain/inventory/item-queries.js';
@@ -31,7 +31,8 @@ import { adjustQuantity } from '../../domain/inventory/adjust-quantity.js';
 import { updatePrice } from '../../domain/inventory/update-price.js';
 import { renameItem } from '../../domain/inventory/rename-item.js';
 import { parseIfMatch } from '../../domain/inventory/item-errors.js';
-import type { ItemView } from '../../domain/inventory/item.view.js';
+import { toItemView, type ItemView } from '../../domain/inventory/item.view.js';
+import { sendJsonArray } from '../presenters/stream-response.js';
 
 const TAG = 'Inventory';
 const etag = (item: ItemView) => ({ ETag: `"${item.version}"` });
@@ -49,7 +50,8 @@ export const itemRoutes = (services: Services) =>
       access: 'auth',
       demoRead: true,
       responses: { 200: { description: 'Items', schema: Joi.array().items(itemViewSchema) } },
-      handler: async (req, res) => res.json(await listItems(req.em)),
+      handler: async (req, res) =>
+        sendJsonArray(req, res, await services.rows.open(allItemsQuery(), toItemView)),
     },
     {
       method: 'get',

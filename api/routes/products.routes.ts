@@ -2,6 +2,8 @@ import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import { envelope, envelopeSchema } from '../presenters/envelope.js';
+import { sendJsonArray } from '../presenters/stream-response.js';
+import { toProductView } from '../../domain/catalog/product.view.js';
 import { ValidationError } from '../../domain/shared/errors.js';
 import {
   bulkDeleteBody,
@@ -26,7 +28,7 @@ import { deleteProducts } from '../../domain/catalog/delete-products.js';
 import { updateStockBatch } from '../../domain/catalog/update-stock-batch.js';
 import {
   getProduct,
-  listProducts,
+  productListQuery,
   lowStockProducts,
   pagedProducts,
   searchProducts,
@@ -71,7 +73,7 @@ const actorName = (req: Parameters<RouteDefinition['handler']>[0]) => req.actor!
  * The product API (contract: product-api.md): both client generations at once. Literal paths come before
  * `/:id`. Errors use the product envelope.
  */
-export const productRoutes = ({ config }: Services): RouteDefinition[] =>
+export const productRoutes = ({ config, rows }: Services): RouteDefinition[] =>
   defineRoutes([
     {
       method: 'get',
@@ -148,7 +150,8 @@ export const productRoutes = ({ config }: Services): RouteDefinition[] =>
       access: 'user',
       request: { query: listQuery },
       responses: { 200: { description: 'Products', schema: productList } },
-      handler: async (req, res, { query }) => res.json(await listProducts(req.em, query)),
+      handler: async (req, res, { query }) =>
+        sendJsonArray(req, res, await rows.open(productListQuery(query), toProductView)),
     },
     {
       method: 'post',

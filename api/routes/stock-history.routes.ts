@@ -12,15 +12,19 @@ import {
 import {
   historyByReason,
   historyOfItem,
-  listHistory,
+  allHistoryQuery,
+  pageHistory,
   searchHistory,
 } from '../../domain/stock-history/stock-history-queries.js';
+
+import { sendJsonArray } from '../presenters/stream-response.js';
+import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
 
 const TAG = 'Stock history';
 const list = Joi.array().items(historyViewSchema);
 
 /** H1-H4 (authenticated; not part of the demo reads). */
-export const stockHistoryRoutes = (_services: Services) =>
+export const stockHistoryRoutes = (services: Services) =>
   defineRoutes([
     {
       method: 'get',
@@ -32,7 +36,10 @@ export const stockHistoryRoutes = (_services: Services) =>
       responses: {
         200: { description: 'Entries', schema: Joi.alternatives(list, springPageSchema(historyViewSchema)) },
       },
-      handler: async (req, res, { query }) => res.json(await listHistory(req.em, query)),
+      handler: async (req, res, { query }) => {
+        if (query.size !== undefined) res.json(await pageHistory(req.em, query));
+        else await sendJsonArray(req, res, await services.rows.open(allHistoryQuery(), toHistoryView));
+      },
     },
     {
       method: 'get',

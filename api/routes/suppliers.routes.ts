@@ -3,6 +3,8 @@ import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
 import { writeContext, writeHandler } from '../routing/write-handler.js';
 import { springPageSchema } from '../presenters/page.js';
+import { sendJsonArray } from '../presenters/stream-response.js';
+import { toSupplierView } from '../../domain/suppliers/supplier.view.js';
 import {
   createSupplierBody,
   listSuppliersQuery,
@@ -14,7 +16,8 @@ import {
 import {
   countSuppliers,
   getSupplier,
-  listSuppliers,
+  pageSuppliers,
+  supplierListQuery,
   searchSuppliers,
 } from '../../domain/suppliers/supplier-queries.js';
 import { createSupplier } from '../../domain/suppliers/create-supplier.js';
@@ -43,7 +46,11 @@ export const supplierRoutes = (services: Services) =>
           ),
         },
       },
-      handler: async (req, res, { query }) => res.json(await listSuppliers(req.em, query)),
+      handler: async (req, res, { query }) => {
+        if (query.size !== undefined) res.json(await pageSuppliers(req.em, query));
+        else
+          await sendJsonArray(req, res, await services.rows.open(supplierListQuery(query), toSupplierView));
+      },
     },
     {
       method: 'get',

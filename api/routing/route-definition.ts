@@ -32,6 +32,8 @@ export interface RouteDefinition {
     params?: Joi.ObjectSchema;
     query?: Joi.ObjectSchema;
     body?: Joi.Schema;
+    /** A non-JSON body the handler reads itself (a file upload): documented, not validated by joi. */
+    upload?: { contentTypes: string[]; description: string };
   };
   /**
    * The resource the path names, when it must exist before the query and body are looked at (404 first):

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
+import type { SqlPart } from '../shared/sql.js';
 import type { ProductSort } from './catalog.schemas.js';
 import { productColumns, toProductView, type ProductRow, type ProductView } from './product.view.js';
 
@@ -31,13 +32,16 @@ export interface ListOptions {
   order?: 'asc' | 'desc';
 }
 
-/** Every product (sorted by id unless asked otherwise); `limit` keeps the first N, `page` skips page x limit. */
-export async function listProducts(em: EntityManager, options: ListOptions = {}): Promise<ProductView[]> {
+/**
+ * Every product (sorted by id unless asked otherwise); `limit` keeps the first N, `page` skips page x limit.
+ * Unbounded, so the route streams it from a cursor; rows map with toProductView.
+ */
+export function productListQuery(options: ListOptions = {}): SqlPart {
   const direction = options.order === 'desc' ? 'desc' : 'asc';
   const order = `order by ${SORT_SQL[options.sortBy ?? 'id']} ${direction}, p.id ${direction}`;
-  if (options.limit === undefined) return select(em, order, []);
-  const offset = (options.page ?? 0) * options.limit;
-  return select(em, `${order} limit ? offset ?`, [options.limit, offset]);
+  const sql = `select ${productColumns('p')} from product p ${order}`;
+  if (options.limit === undefined) return { sql, params: [] };
+  return { sql: `${sql} limit ? offset ?`, params: [options.limit, (options.page ?? 0) * options.limit] };
 }
 
 export interface ProductPage {

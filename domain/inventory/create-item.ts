@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { TransactionPropagation, type EntityManager } from '@mikro-orm/postgresql';
 import type { WriteContext } from '../shared/write-context.js';
 import { isUuid } from '../shared/sql.js';
 import { duplicateItemName, duplicateSku, supplierNotFound } from './item-errors.js';
@@ -19,6 +19,14 @@ export interface StockWriteResult {
   /** Outbox events written by the transaction; published after commit. */
   eventIds: string[];
 }
+
+/**
+ * Inside a caller's transaction (an Idempotency-Key write, a CSV import) the use case joins it instead of
+ * opening a savepoint: it refuses before it writes, and any database error fails the caller's transaction
+ * anyway. Alone, it opens its own transaction as before. A fresh object per call: MikroORM writes the
+ * transaction context into the options it is given.
+ */
+export const joinCaller = () => ({ propagation: TransactionPropagation.REQUIRED });
 
 export const skuOf = (input: ItemInput): string | null => (input.sku ? input.sku : null);
 
@@ -85,5 +93,5 @@ export async function createItem(
         ),
       );
     return { item: toItemView(row), eventIds };
-  });
+  }, joinCaller());
 }

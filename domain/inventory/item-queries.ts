@@ -8,16 +8,16 @@ import {
   type SearchPage,
   type SpringPage,
 } from '../shared/paging.js';
-import { containsPattern, isUuid } from '../shared/sql.js';
+import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { poolQuery } from '../shared/pool-query.js';
 import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { itemNotFound } from './item-errors.js';
 
-/** I1: every item, by name. */
-export async function listItems(em: EntityManager): Promise<ItemView[]> {
-  const rows = await em.execute<ItemRow[]>(`select ${ITEM_COLUMNS} from ${ITEM_FROM} order by i.name, i.id`);
-  return rows.map(toItemView);
-}
+/** I1: every item, by name (unpaged: the route streams it from a cursor; rows map with toItemView). */
+export const allItemsQuery = (): SqlPart => ({
+  sql: `select ${ITEM_COLUMNS} from ${ITEM_FROM} order by i.name, i.id`,
+  params: [],
+});
 
 const ITEM_BY_ID = `select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = ?`;
 
@@ -57,31 +57,52 @@ const SEARCH_RULES: PageRules = {
   defaultSort: [{ property: 'name', direction: 'ASC' }],
 };
 
-export interface SearchItemsQuery {
-  name: string;
+/** The filters of the item search (I7), shared by the CSV export. */
+export interface ItemFilters {
+  name?: string;
   supplierId?: string;
   belowMinimumOnly?: boolean;
+}
+
+export interface SearchItemsQuery extends ItemFilters {
+  name: string;
   page?: number;
   size?: number;
   sort?: string | string[];
 }
 
+/** `where ...` of the filters (empty name = every item); undefined when nothing can match (a non-UUID id). */
+function itemWhere(filters: ItemFilters): SqlPart | undefined {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filters.name) {
+    where.push('(i.name ilike ? or i.sku ilike ?)');
+    params.push(containsPattern(filters.name), containsPattern(filters.name));
+  }
+  if (filters.supplierId) {
+    if (!isUuid(filters.supplierId)) return undefined;
+    where.push('i.supplier_id = ?');
+    params.push(filters.supplierId);
+  }
+  if (filters.belowMinimumOnly) where.push('i.quantity < i.minimum_quantity');
+  return { sql: where.length > 0 ? `where ${where.join(' and ')}` : '', params };
+}
+
+/** The CSV export of items: the search filters, every match, by name. */
+export function itemExportQuery(filters: ItemFilters): SqlPart {
+  const where = itemWhere(filters) ?? { sql: 'where false', params: [] };
+  return {
+    sql: `select ${ITEM_COLUMNS} from ${ITEM_FROM} ${where.sql} order by lower(i.name), i.id`,
+    params: where.params,
+  };
+}
+
 /** I7: case-insensitive substring of name or sku (empty = every item), optional supplier and below-minimum. */
 export async function searchItems(em: EntityManager, query: SearchItemsQuery): Promise<SearchPage<ItemView>> {
   const request = parsePageRequest(query, SEARCH_RULES);
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (query.name !== '') {
-    where.push('(i.name ilike ? or i.sku ilike ?)');
-    params.push(containsPattern(query.name), containsPattern(query.name));
-  }
-  if (query.supplierId) {
-    if (!isUuid(query.supplierId)) return searchPage([], request, 0);
-    where.push('i.supplier_id = ?');
-    params.push(query.supplierId);
-  }
-  if (query.belowMinimumOnly) where.push('i.quantity < i.minimum_quantity');
-  const whereSql = where.length > 0 ? `where ${where.join(' and ')}` : '';
+  const where = itemWhere(query);
+  if (!where) return searchPage([], request, 0);
+  const { sql: whereSql, params } = where;
   const [rows, count] = await Promise.all([
     em.execute<ItemRow[]>(
       `select ${ITEM_COLUMNS} from ${ITEM_FROM} ${whereSql}

@@ -4,7 +4,7 @@ import { isUuid } from '../shared/sql.js';
 import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
-import { checkItemClashes, skuOf, type ItemInput, type StockWriteResult } from './create-item.js';
+import { checkItemClashes, joinCaller, skuOf, type ItemInput, type StockWriteResult } from './create-item.js';
 import { toCents } from '../shared/money.js';
 
 /**
@@ -68,5 +68,5 @@ export async function updateItem(
         ),
       );
     return { item: toItemView(row), eventIds };
-  });
+  }, joinCaller());
 }

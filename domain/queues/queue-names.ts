@@ -6,5 +6,6 @@ export const QUEUE_NAMES = [
   'low-stock-alerts',
   'webhooks',
   'reports',
+  'imports',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -9,7 +9,7 @@ import {
   type SearchPage,
   type SpringPage,
 } from '../shared/paging.js';
-import { containsPattern, isUuid } from '../shared/sql.js';
+import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { normaliseReason } from './reasons.js';
 import { HISTORY_COLUMNS, toHistoryView, type StockHistoryView } from './stock-history.view.js';
 
@@ -43,12 +43,17 @@ async function count(em: EntityManager, where: string, params: unknown[]): Promi
   return Number(result[0].n);
 }
 
-/** H1: every entry newest first, or a Spring-style page when `size` is present. */
-export async function listHistory(
+/** H1 without `size`: every entry newest first (the route streams it; rows map with toHistoryView). */
+export const allHistoryQuery = (): SqlPart => ({
+  sql: `select ${HISTORY_COLUMNS} from stock_history h order by ${NEWEST_FIRST}`,
+  params: [],
+});
+
+/** H1 with `size`: a Spring-style page. */
+export async function pageHistory(
   em: EntityManager,
   query: { page?: number; size?: number; sort?: string | string[] },
-): Promise<StockHistoryView[] | SpringPage<StockHistoryView>> {
-  if (query.size === undefined) return rows(em, '', [], `order by ${NEWEST_FIRST}`);
+): Promise<SpringPage<StockHistoryView>> {
   const request = parsePageRequest(query, LIST_RULES);
   const [content, total] = await Promise.all([
     rows(
@@ -85,14 +90,51 @@ const SEARCH_RULES: PageRules = {
   defaultSort: [{ property: 'timestamp', direction: 'DESC' }],
 };
 
-export interface SearchHistoryQuery {
+/** Filters of the history search (H4); the CSV export adds item, reason and author. */
+export interface HistoryFilters {
   startDate?: Date;
   endDate?: Date;
   itemName?: string;
   supplierId?: string;
+  itemId?: string;
+  reason?: string;
+  createdBy?: string;
+}
+
+export interface SearchHistoryQuery extends HistoryFilters {
   page?: number;
   size?: number;
   sort?: string | string[];
+}
+
+/** `where ...` of the filters (400 on an inverted range); undefined when nothing can match (a non-UUID id). */
+function historyWhere(filters: HistoryFilters): SqlPart | undefined {
+  if (filters.startDate && filters.endDate && filters.endDate < filters.startDate)
+    throw new ValidationError('history.date.range.invalid');
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (filters.startDate) add('h."timestamp" >= ?', filters.startDate.toISOString());
+  if (filters.endDate) add('h."timestamp" <= ?', filters.endDate.toISOString());
+  if (filters.itemName) add('h.item_name ilike ?', containsPattern(filters.itemName));
+  for (const id of [filters.supplierId, filters.itemId]) if (id && !isUuid(id)) return undefined;
+  if (filters.supplierId) add('h.supplier_id = ?', filters.supplierId);
+  if (filters.itemId) add('h.item_id = ?', filters.itemId);
+  if (filters.reason) add('h.reason = ?', normaliseReason(filters.reason));
+  if (filters.createdBy) add('h.created_by = ?', filters.createdBy);
+  return { sql: where.length > 0 ? `where ${where.join(' and ')}` : '', params };
+}
+
+/** The CSV export of the history: every entry matching the filters, oldest first (the order of a ledger). */
+export function historyExportQuery(filters: HistoryFilters): SqlPart {
+  const where = historyWhere(filters) ?? { sql: 'where false', params: [] };
+  return {
+    sql: `select ${HISTORY_COLUMNS} from stock_history h ${where.sql} order by h."timestamp", h.id`,
+    params: where.params,
+  };
 }
 
 /** H4: inclusive date range, item-name substring, supplier; search page. */
@@ -100,29 +142,10 @@ export async function searchHistory(
   em: EntityManager,
   query: SearchHistoryQuery,
 ): Promise<SearchPage<StockHistoryView>> {
-  if (query.startDate && query.endDate && query.endDate < query.startDate)
-    throw new ValidationError('history.date.range.invalid');
+  const where = historyWhere(query);
   const request = parsePageRequest(query, SEARCH_RULES);
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (query.startDate) {
-    where.push('h."timestamp" >= ?');
-    params.push(query.startDate.toISOString());
-  }
-  if (query.endDate) {
-    where.push('h."timestamp" <= ?');
-    params.push(query.endDate.toISOString());
-  }
-  if (query.itemName) {
-    where.push('h.item_name ilike ?');
-    params.push(containsPattern(query.itemName));
-  }
-  if (query.supplierId) {
-    if (!isUuid(query.supplierId)) return searchPage([], request, 0);
-    where.push('h.supplier_id = ?');
-    params.push(query.supplierId);
-  }
-  const whereSql = where.length > 0 ? `where ${where.join(' and ')}` : '';
+  if (!where) return searchPage([], request, 0);
+  const { sql: whereSql, params } = where;
   const [content, total] = await Promise.all([
     rows(
       em,

@@ -8,7 +8,7 @@ import {
   type PageRules,
   type SpringPage,
 } from '../shared/paging.js';
-import { containsPattern, isUuid } from '../shared/sql.js';
+import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { SUPPLIER_COLUMNS, toSupplierView, type SupplierView } from './supplier.view.js';
 
 const RULES: PageRules = {
@@ -25,30 +25,31 @@ export interface ListSuppliersQuery {
   sort?: string | string[];
 }
 
-/** S1: a plain array (sorted, `limit` caps it), or a Spring-style page when `size` is present. */
-export async function listSuppliers(
+/** S1 with `size`: a Spring-style page. */
+export async function pageSuppliers(
   em: EntityManager,
   query: ListSuppliersQuery,
-): Promise<SupplierView[] | SpringPage<SupplierView>> {
-  if (query.size !== undefined) {
-    const request = parsePageRequest(query, RULES);
-    const [rows, total] = await Promise.all([
-      em.execute<SupplierView[]>(
-        `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(request.sort, RULES, 'id')}
-         limit ? offset ?`,
-        [request.size, request.page * request.size],
-      ),
-      countSuppliers(em),
-    ]);
-    return springPage(rows.map(toSupplierView), request, total);
-  }
+): Promise<SpringPage<SupplierView>> {
+  const request = parsePageRequest(query, RULES);
+  const [rows, total] = await Promise.all([
+    em.execute<SupplierView[]>(
+      `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(request.sort, RULES, 'id')}
+       limit ? offset ?`,
+      [request.size, request.page * request.size],
+    ),
+    countSuppliers(em),
+  ]);
+  return springPage(rows.map(toSupplierView), request, total);
+}
+
+/** S1 without `size`: the plain array (sorted, `limit` caps it); the route streams it (toSupplierView). */
+export function supplierListQuery(query: ListSuppliersQuery): SqlPart {
   const sort = parseSort(query.sort, RULES);
-  const rows = await em.execute<SupplierView[]>(
-    `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(sort, RULES, 'id')}
+  return {
+    sql: `select ${SUPPLIER_COLUMNS} from supplier order by ${orderByClause(sort, RULES, 'id')}
      ${query.limit !== undefined ? 'limit ?' : ''}`,
-    query.limit !== undefined ? [query.limit] : [],
-  );
-  return rows.map(toSupplierView);
+    params: query.limit !== undefined ? [query.limit] : [],
+  };
 }
 
 /** S3. */

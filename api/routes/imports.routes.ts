@@ -1,0 +1,81 @@
+import Joi from 'joi';
+import type { Request } from 'express';
+import type { Services } from '../../config/services.js';
+import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
+import { writeContext } from '../routing/write-handler.js';
+import { readUploadedFile } from '../routing/read-upload.js';
+import { presentImportStatus, importStatusSchema } from '../presenters/import-status.js';
+import { requestImport } from '../../domain/imports/request-import.js';
+import { getImportStatus } from '../../domain/imports/get-import-status.js';
+import { MAX_IMPORT_BYTES, type ImportKindName } from '../../domain/imports/import-kinds.js';
+
+const accepted = { description: 'Accepted', schema: Joi.object({ jobId: Joi.string().required() }) };
+const uploadBody = {
+  contentTypes: ['text/csv', 'multipart/form-data'],
+  description:
+    'The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 20 MB',
+};
+
+/** POST (202 + job id) and GET (state, progress, report) of one kind of import. ADMIN only. */
+function importRoutes(
+  services: Services,
+  kind: ImportKindName,
+  options: { path: string; tag: string; columns: string; product?: boolean },
+): RouteDefinition[] {
+  const flags: Record<string, Joi.Schema> = { dryRun: Joi.boolean().default(false) };
+  if (kind === 'items') flags.createSuppliers = Joi.boolean().default(false);
+  const errorStyle = options.product ? ('product' as const) : ('central' as const);
+  return [
+    {
+      method: 'post',
+      path: options.path,
+      summary: `Import ${options.columns} from CSV as a background job (dry run with dryRun=true; all or nothing)`,
+      tag: options.tag,
+      access: 'admin',
+      errorStyle,
+      request: { query: Joi.object(flags), upload: uploadBody },
+      responses: { 202: accepted },
+      handler: async (req: Request, res, { query }) => {
+        const content = await readUploadedFile(req, MAX_IMPORT_BYTES);
+        const jobId = await requestImport(req.em, services.queues, {
+          kind,
+          content,
+          dryRun: query.dryRun,
+          createSuppliers: query.createSuppliers ?? false,
+          language: req.language ?? 'en',
+          userId: req.actor!.userId,
+          write: writeContext(req),
+        });
+        res.status(202).json({ jobId });
+      },
+    },
+    {
+      method: 'get',
+      path: `${options.path}/:jobId`,
+      summary: 'State, progress and (when done) the report of an import, in the language of its request',
+      tag: options.tag,
+      access: 'admin',
+      errorStyle,
+      request: { params: Joi.object({ jobId: Joi.string().max(100).required() }) },
+      responses: { 200: { description: 'Import state', schema: importStatusSchema } },
+      handler: async (req, res, { params }) =>
+        res.json(presentImportStatus(services.i18n, await getImportStatus(req.em, kind, params.jobId))),
+    },
+  ];
+}
+
+/** CSV imports of inventory items and of products. Mounted before the `/:id` routes. */
+export const csvImportRoutes = (services: Services) =>
+  defineRoutes([
+    ...importRoutes(services, 'items', {
+      path: '/api/inventory/import',
+      tag: 'Inventory',
+      columns: 'items (name, sku, quantity, price, supplierName, minimumQuantity)',
+    }),
+    ...importRoutes(services, 'products', {
+      path: '/api/products/import',
+      tag: 'Products',
+      columns: 'products (name, sku, quantity, price, category, description)',
+      product: true,
+    }),
+  ]);

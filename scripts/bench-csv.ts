@@ -1,0 +1,218 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../config/env.js';
+import { closeServices, openServices } from '../config/services.js';
+import { migrate } from '../config/database.js';
+import { hashPassword } from '../domain/users/passwords.js';
+import { issueToken } from '../domain/users/tokens.js';
+import { createDatabases } from './create-databases.js';
+import { printTable } from './bench-support.js';
+import { runScript } from './run-script.js';
+
+/**
+ * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
+ * their own so that the web process's RSS is its own: export of 10^6 history rows as CSV and as the unpaged
+ * JSON list (rows/s, idle and peak RSS), import of 100,000 items (rows/s: dry run, real run, repeat).
+ * Standalone: `npx tsx scripts/bench-csv.ts` (BENCH_DATABASE_URL, BENCH_CSV_HISTORY_ROWS, BENCH_CSV_IMPORT_ROWS).
+ */
+const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
+const IMPORT_ROWS = Number(process.env.BENCH_CSV_IMPORT_ROWS ?? 100_000);
+const DATABASE_URL = `${process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench'}_csv`;
+const JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const env = (port: number): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  NODE_ENV: 'test',
+  DATABASE_URL,
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_PREFIX: `benchcsv${process.pid}`,
+  JWT_SECRET,
+  SESSION_SECRET: 'bench-session-secret-0123456789',
+  // info: the roles announce that they are up (their output is read, then discarded)
+  LOG_LEVEL: 'info',
+  PORT: String(port),
+  SEED_DEMO_DATA: 'false',
+  RUN_WORKERS: 'false',
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's). */
+async function startRole(role: '--web' | '--worker', port: number, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', role], {
+    cwd: ROOT,
+    env: env(port),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 60000);
+    child.once('exit', code => reject(new Error(`${role} exited with ${code}`)));
+    // On a failed start the child must not outlive the bench.
+    process.once('exit', () => child.kill('SIGKILL'));
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  child.stdout.resume();
+  return child;
+}
+
+const rssMb = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  return line ? Number(line[1]) / 1024 : 0;
+};
+
+/** Samples a process's RSS every 20 ms while `work` runs; answers the peak. */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  try {
+    return { result: await work(), peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Downloads `url` without keeping it: bytes and line ends counted as they arrive. */
+async function drain(url: string, auth: string): Promise<{ bytes: number; lines: number }> {
+  const res = await fetch(url, { headers: { Authorization: auth } });
+  if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const byte of chunk) if (byte === 10) lines++;
+  }
+  return { bytes, lines };
+}
+
+async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
+  await createDatabases(DATABASE_URL);
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  await client.query('drop schema if exists public cascade; create schema public;');
+  await client.end();
+  const services = await openServices(loadConfig({ ...env(0), LOG_LEVEL: 'silent' }));
+  try {
+    await migrate(services.orm);
+    const em = services.orm.em.fork();
+    await em.execute(
+      `insert into app_user (username, email, password_hash, full_name, role) values ('bench-admin', 'bench@example.test', ?, 'Bench', 'ROLE_ADMIN')`,
+      [await hashPassword('bench-password')],
+    );
+    const supplier = 'Bench supplier';
+    await em.execute(`insert into supplier (name, created_by) values (?, 'bench')`, [supplier]);
+    const started = Date.now();
+    await em.execute(
+      `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+       select n, md5(n::text)::uuid, 'History item ' || (n % 5000), null, 'Bench supplier', 1, n % 1000,
+              n % 1000 + 1, 'RESTOCK', 1.25, 'bench@example.test', timestamptz '2026-01-01' + n * interval '1 second'
+         from generate_series(1, ?) n`,
+      [HISTORY_ROWS],
+    );
+    console.log(`loaded ${HISTORY_ROWS} history rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const token = await issueToken({ sub: 'bench-admin', role: 'ROLE_ADMIN' }, JWT_SECRET, 3600);
+    return { auth: `Bearer ${token}`, supplier };
+  } finally {
+    await closeServices(services);
+  }
+}
+
+async function timedImport(base: string, auth: string, file: Buffer, dryRun: boolean) {
+  const started = Date.now();
+  const post = await fetch(`${base}/api/inventory/import?dryRun=${dryRun}`, {
+    method: 'POST',
+    headers: { Authorization: auth, 'Content-Type': 'text/csv' },
+    body: file,
+  });
+  const { jobId } = (await post.json()) as { jobId: string };
+  for (;;) {
+    const status = (await (
+      await fetch(`${base}/api/inventory/import/${jobId}`, { headers: { Authorization: auth } })
+    ).json()) as { state: string; report: Record<string, number> | null };
+    if (status.state === 'completed' || status.state === 'failed') {
+      const seconds = (Date.now() - started) / 1000;
+      return { seconds, report: status.report ?? {}, state: status.state };
+    }
+    await new Promise(resolve => setTimeout(resolve, 200));
+  }
+}
+
+export async function benchCsv(): Promise<void> {
+  const { auth, supplier } = await prepareDatabase();
+  const port = await freePort();
+  const web = await startRole('--web', port, 'Stockroom API listening');
+  const worker = await startRole('--worker', 0, 'workers started');
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await drain(`${base}/api/inventory`, auth);
+    const rows: Record<string, string | number>[] = [];
+    for (const [label, path] of [
+      ['CSV export of the history', '/api/stock-history/export.csv'],
+      ['JSON list GET /api/stock-history', '/api/stock-history'],
+    ]) {
+      // Idle = the process's RSS just before this download (the heap an earlier run grew is not returned).
+      const idle = rssMb(web.pid!);
+      const started = Date.now();
+      const { result, peak } = await peakRss(web.pid!, () => drain(`${base}${path}`, auth));
+      const seconds = (Date.now() - started) / 1000;
+      rows.push({
+        what: `${label} (${HISTORY_ROWS} rows)`,
+        seconds: seconds.toFixed(1),
+        'rows/s': Math.round(HISTORY_ROWS / seconds),
+        MB: (result.bytes / 1024 / 1024).toFixed(0),
+        'idle RSS MB': idle.toFixed(0),
+        'peak RSS MB': peak.toFixed(0),
+        'growth MB': (peak - idle).toFixed(0),
+      });
+    }
+    printTable('Streaming 10^6 history rows from the web process (own child process)', rows);
+
+    const lines = ['name,sku,quantity,price,supplierName,minimumQuantity'];
+    for (let i = 0; i < IMPORT_ROWS; i++)
+      lines.push(`Imported item ${i},IMP-${i},${i % 500},${(i % 997) + 1}.25,${supplier},${i % 7}`);
+    const file = Buffer.from(lines.join('\n') + '\n');
+    const imports: Record<string, string | number>[] = [];
+    for (const [label, dryRun] of [
+      ['dry run (all new)', true],
+      ['real run (all new)', false],
+      ['repeat (all unchanged)', false],
+    ] as const) {
+      const { seconds, report, state } = await timedImport(base, auth, file, dryRun);
+      imports.push({
+        what: `${label}, ${IMPORT_ROWS} rows`,
+        state,
+        seconds: seconds.toFixed(1),
+        'rows/s': Math.round(IMPORT_ROWS / seconds),
+        created: report.created ?? 0,
+        unchanged: report.unchanged ?? 0,
+        rejected: report.rejectedCount ?? 0,
+      });
+    }
+    printTable(`CSV import of ${IMPORT_ROWS} items (POST to job completed, worker process)`, imports);
+  } finally {
+    web.kill('SIGTERM');
+    worker.kill('SIGTERM');
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await runScript(benchCsv);
