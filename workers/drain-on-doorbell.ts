@@ -24,8 +24,8 @@ export async function drainOnDoorbell(
   const result = await drainConsumer(em, consumer, apply, {
     rebuildShared: options.rebuildShared,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
-    onBatchError: (error, part) =>
-      log.warn({ err: error, part }, 'batch failed; applying its partition one item at a time'),
+    onBatchError: (error, parts) =>
+      log.warn({ err: error, parts }, 'batch failed; applying its partitions one item at a time'),
     onPoison: (error, part, itemId) =>
       log.error({ err: error, part, itemId }, 'events of this item cannot be applied; they stay pending'),
   });

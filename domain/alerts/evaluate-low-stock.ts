@@ -34,8 +34,8 @@ interface AlertState {
  * the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the commit.
  */
 export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
-  return async (sql, part, limit, itemId) => {
-    const events = await pendingEvents(sql, ALERTS_CONSUMER, part, limit, itemId);
+  return async (sql, parts, limit, itemId) => {
+    const events = await pendingEvents(sql, ALERTS_CONSUMER, parts, limit, itemId);
     if (events.length === 0) return 0;
     const stock = events.filter(e => e.type === STOCK_CHANGED);
     const current = new Map<string, AlertState>();

@@ -26,8 +26,8 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
  * (writeRollups: upserts grouped per rollup key, in key order so concurrent partitions never deadlock), and
  * marked done - all in the caller's transaction.
  */
-export const foldPendingEvents: ConsumerBatch = async (sql, part, limit, itemId) => {
-  const events = await pendingEvents(sql, ANALYTICS_CONSUMER, part, limit, itemId);
+export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId) => {
+  const events = await pendingEvents(sql, ANALYTICS_CONSUMER, parts, limit, itemId);
   if (events.length === 0) return 0;
   const byItem = new Map<string, FoldEvent[]>();
   for (const e of events) {

@@ -10,10 +10,16 @@ export const OUTBOX_PARTITIONS = 16;
 export const CONSUMER_BATCH = 1000;
 
 /**
- * Applies up to `limit` pending events of partition `part` (of one item when given) in id order inside `tx`
- * and sets the consumer's marker on them in the same transaction; returns how many it applied.
+ * Partitions one transaction takes at most: half, so two runs (two worker processes) share a backlog, while a
+ * run under a steady trickle of events applies them in a couple of transactions rather than one per partition.
  */
-export type ConsumerBatch = (sql: SqlRun, part: number, limit: number, itemId?: string) => Promise<number>;
+const PARTITIONS_PER_BATCH = OUTBOX_PARTITIONS / 2;
+
+/**
+ * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
+ * the caller's transaction and sets the consumer's marker on them in the same transaction; returns how many.
+ */
+export type ConsumerBatch = (sql: SqlRun, parts: number[], limit: number, itemId?: string) => Promise<number>;
 
 export interface DrainOptions {
   batchSize?: number;
@@ -21,8 +27,8 @@ export interface DrainOptions {
   rebuildShared?: boolean;
   /** Called when a batch came back full: there is more than one batch of work, so a peer may help. */
   onBacklog?: () => void;
-  /** Called when a batch fails (its partition then falls back to one item at a time). */
-  onBatchError?: (error: unknown, part: number) => void;
+  /** Called when a batch fails (its partitions then fall back to one item at a time). */
+  onBatchError?: (error: unknown, parts: number[]) => void;
   /** Called for every item whose events cannot be applied (they stay pending, in order). */
   onPoison?: (error: unknown, part: number, itemId: string) => void;
 }
@@ -35,9 +41,9 @@ export interface DrainResult {
 }
 
 /**
- * Drains one consumer: takes a partition that has pending events and that no other process is applying
- * (`pg_try_advisory_xact_lock`), applies one batch of it and commits, and so on until no partition it can take
- * has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
+ * Drains one consumer: takes the partitions (up to half of them) that have pending events and that no other
+ * process is applying (`pg_try_advisory_xact_lock`), applies one batch of their events and commits, and so on
+ * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
  * events stay in one partition, so they always apply in id order (for one item the write path's row lock makes
  * ids follow commit order). A batch that fails falls back to one transaction per item of its partition, so one
  * bad event stalls only its own item.
@@ -52,38 +58,39 @@ export async function drainConsumer(
   const result: DrainResult = { applied: 0, batches: 0, failed: 0 };
   const poisoned: number[] = [];
   for (;;) {
-    const taken: { part: number | null } = { part: null };
+    const taken: { parts: number[] } = { parts: [] };
     try {
       const n = await nativeTransaction(em, async sql => {
-        taken.part = await takePendingPartition(sql, consumer, poisoned, options.rebuildShared === true);
-        return taken.part === null ? null : apply(sql, taken.part, batchSize);
+        taken.parts = await takePendingPartitions(sql, consumer, poisoned, options.rebuildShared === true);
+        return taken.parts.length === 0 ? null : apply(sql, taken.parts, batchSize);
       });
       if (n === null) return result;
       result.applied += n;
       result.batches += 1;
       if (n >= batchSize) options.onBacklog?.();
     } catch (error) {
-      if (taken.part === null) throw error;
-      poisoned.push(taken.part);
-      options.onBatchError?.(error, taken.part);
-      await applyItemByItem(em, consumer, apply, taken.part, batchSize, options, result);
+      if (taken.parts.length === 0) throw error;
+      poisoned.push(...taken.parts);
+      options.onBatchError?.(error, taken.parts);
+      for (const part of taken.parts)
+        await applyItemByItem(em, consumer, apply, part, batchSize, options, result);
     }
   }
 }
 
 /**
- * A partition with pending events that this transaction could lock, or null. Starts at the consumer's first
- * partition (concurrent runs of one consumer skip each other's locked partitions, so they spread out by
- * themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
- * and LIMIT 1 stops at the first it gets (the lock is held until commit). With `rebuildShared` the same
+ * The partitions with pending events that this transaction could lock (at most PARTITIONS_PER_BATCH). Starts at
+ * the consumer's first partition (concurrent runs of one consumer skip each other's locked partitions, so they
+ * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
+ * and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
  * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
  */
-async function takePendingPartition(
+async function takePendingPartitions(
   sql: SqlRun,
   consumer: OutboxConsumer,
   exclude: number[],
   rebuildShared: boolean,
-): Promise<number | null> {
+): Promise<number[]> {
   const rows = await sql<{ part: number }>(
     `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
      select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
@@ -91,10 +98,10 @@ async function takePendingPartition(
       where p.part <> all($2::int[])
         and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
                  then pg_try_advisory_xact_lock($3::int, p.part) else false end
-      limit 1`,
+      limit ${PARTITIONS_PER_BATCH}`,
     [consumer.firstPartition, exclude, consumer.lockNamespace],
   );
-  return rows.length === 0 ? null : Number(rows[0].part);
+  return rows.map(row => Number(row.part));
 }
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
@@ -119,7 +126,7 @@ async function applyItemByItem(
         const n = await nativeTransaction(em, async sql => {
           if (options.rebuildShared) await sql(`select ${REBUILD_LOCK_SHARED}`);
           await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
-          return apply(sql, part, batchSize, itemId);
+          return apply(sql, [part], batchSize, itemId);
         });
         result.applied += n;
         result.batches += 1;

@@ -9,7 +9,7 @@ export interface PendingEvent {
 }
 
 /**
- * The oldest pending events of `consumer` in partition `part` (of one item when given), in id order, at most
+ * The oldest pending events of `consumer` in the partitions `parts` (of one item when given), in id order, at most
  * `limit`. A plain read: the caller holds the partition's lock (drainConsumer), applies them and marks them
  * with `markEventsDone` as the LAST statement of its transaction, so each event takes effect exactly once and
  * the outbox rows - which the other consumers update too - stay locked only for that statement and the commit.
@@ -17,15 +17,15 @@ export interface PendingEvent {
 export async function pendingEvents(
   sql: SqlRun,
   consumer: OutboxConsumer,
-  part: number,
+  parts: number[],
   limit: number,
   itemId?: string,
 ): Promise<PendingEvent[]> {
   return sql<PendingEvent>(
     `select o.id::text as id, o.type, o.payload from outbox_event o
-      where o.part = $1 and o.${consumer.marker} is null and ($3::text is null or o.aggregate_id = $3)
+      where o.part = any($1::int[]) and o.${consumer.marker} is null and ($3::text is null or o.aggregate_id = $3)
       order by o.id limit $2`,
-    [part, limit, itemId ?? null],
+    [parts, limit, itemId ?? null],
   );
 }
 

@@ -10,7 +10,7 @@ import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 const RECORD_SQL = `
 with ev as (
   select id, type, payload, created_at from outbox_event
-   where part = $1 and history_done_at is null and ($3::text is null or aggregate_id = $3)
+   where part = any($1::int[]) and history_done_at is null and ($3::text is null or aggregate_id = $3)
    order by id limit $2
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
@@ -31,7 +31,7 @@ with ev as (
 )
 select count(*)::integer as n from marked`;
 
-export const recordStockChanges: ConsumerBatch = async (sql, part, limit, itemId) => {
-  const [row] = await sql<{ n: number }>(RECORD_SQL, [part, limit, itemId ?? null]);
+export const recordStockChanges: ConsumerBatch = async (sql, parts, limit, itemId) => {
+  const [row] = await sql<{ n: number }>(RECORD_SQL, [parts, limit, itemId ?? null]);
   return Number(row.n);
 };
