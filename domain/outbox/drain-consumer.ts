@@ -10,10 +10,11 @@ export const OUTBOX_PARTITIONS = 16;
 export const CONSUMER_BATCH = 1000;
 
 /**
- * Partitions one transaction takes at most: half, so two runs (two worker processes) share a backlog, while a
- * run under a steady trickle of events applies them in a couple of transactions rather than one per partition.
+ * Partitions one transaction takes at most: a quarter, so the three consumers (starting a third apart) mostly
+ * work on different outbox rows, several runs (worker processes) share a backlog, and a run under a steady
+ * trickle of events applies them in a few transactions rather than one per partition.
  */
-const PARTITIONS_PER_BATCH = OUTBOX_PARTITIONS / 2;
+const PARTITIONS_PER_BATCH = OUTBOX_PARTITIONS / 4;
 
 /**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
@@ -41,7 +42,7 @@ export interface DrainResult {
 }
 
 /**
- * Drains one consumer: takes the partitions (up to half of them) that have pending events and that no other
+ * Drains one consumer: takes the partitions (up to a quarter of them) that have pending events and that no other
  * process is applying (`pg_try_advisory_xact_lock`), applies one batch of their events and commits, and so on
  * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
  * events stay in one partition, so they always apply in id order (for one item the write path's row lock makes

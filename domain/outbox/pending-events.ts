@@ -29,13 +29,18 @@ export async function pendingEvents(
   );
 }
 
-/** Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. */
+/**
+ * Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. The rows
+ * are locked in id order first: the consumers mark the same outbox rows, and any two of them locking rows in
+ * different orders would deadlock.
+ */
 export async function markEventsDone(sql: SqlRun, consumer: OutboxConsumer, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rows = await sql<{ n: string }>(
-    `with marked as (update outbox_event set ${consumer.marker} = clock_timestamp()
-                     where id = any($1::bigint[]) and ${consumer.marker} is null
-                     returning 1)
+    `with locked as (select id from outbox_event where id = any($1::bigint[]) and ${consumer.marker} is null
+                     order by id for update),
+          marked as (update outbox_event o set ${consumer.marker} = clock_timestamp() from locked
+                     where o.id = locked.id returning 1)
      select count(*) as n from marked`,
     [ids],
   );

@@ -5,13 +5,15 @@ import type { ConsumerBatch } from '../outbox/drain-consumer.js';
  * The stock-history consumer's batch, ONE statement: the oldest pending events of a partition get their marker
  * and one history entry each, in id order, with the per-event content of the outbox payload. Only the events
  * this statement itself marked are inserted, and the unique outbox_event_id makes any repeat a no-op, so an
- * event is recorded exactly once whatever crashes or duplicate runs happen.
+ * event is recorded exactly once whatever crashes or duplicate runs happen. The rows are locked in id order (the
+ * other consumers mark the same rows the same way, so they wait on each other but never deadlock).
  */
 const RECORD_SQL = `
 with ev as (
   select id, type, payload, created_at from outbox_event
    where part = any($1::int[]) and history_done_at is null and ($3::text is null or aggregate_id = $3)
    order by id limit $2
+   for update
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
     from ev where o.id = ev.id and o.history_done_at is null
