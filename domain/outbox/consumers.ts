@@ -19,6 +19,13 @@ export interface OutboxConsumer {
    * other's row locks.
    */
   firstPartition: number;
+  /**
+   * Partitions one of its transactions takes at most: few enough that several runs (worker processes) share a
+   * backlog and the consumers start on disjoint partitions, many enough that a trickle of events is applied in a
+   * few transactions per run. The analytics fold has the largest cost per transaction (and waits on rows shared
+   * by all items of a supplier), so it takes more per transaction.
+   */
+  partitionsPerBatch: number;
 }
 
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
@@ -28,6 +35,7 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   jobName: 'stock.changed',
   lockNamespace: 740010,
   firstPartition: 0,
+  partitionsPerBatch: 4,
 };
 
 /** Folds stock events into the analytics rollups (domain/analytics/fold-pending-events.ts). */
@@ -38,6 +46,7 @@ export const ANALYTICS_CONSUMER: OutboxConsumer = {
   jobName: 'fold',
   lockNamespace: 740011,
   firstPartition: 5,
+  partitionsPerBatch: 8,
 };
 
 /** Opens and closes low-stock alerts and their webhook deliveries (domain/alerts/evaluate-low-stock.ts). */
@@ -48,6 +57,7 @@ export const ALERTS_CONSUMER: OutboxConsumer = {
   jobName: 'evaluate',
   lockNamespace: 740012,
   firstPartition: 11,
+  partitionsPerBatch: 4,
 };
 
 /** Every consumer: the API rings each one's doorbell after commit, the sweeper each one still pending. */

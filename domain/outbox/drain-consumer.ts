@@ -10,13 +10,6 @@ export const OUTBOX_PARTITIONS = 16;
 export const CONSUMER_BATCH = 1000;
 
 /**
- * Partitions one transaction takes at most: a quarter, so the three consumers (starting a third apart) mostly
- * work on different outbox rows, several runs (worker processes) share a backlog, and a run under a steady
- * trickle of events applies them in a few transactions rather than one per partition.
- */
-const PARTITIONS_PER_BATCH = OUTBOX_PARTITIONS / 4;
-
-/**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
  * the caller's transaction and sets the consumer's marker on them in the same transaction; returns how many.
  */
@@ -42,7 +35,7 @@ export interface DrainResult {
 }
 
 /**
- * Drains one consumer: takes the partitions (up to a quarter of them) that have pending events and that no other
+ * Drains one consumer: takes the partitions (a few at a time) that have pending events and that no other
  * process is applying (`pg_try_advisory_xact_lock`), applies one batch of their events and commits, and so on
  * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
  * events stay in one partition, so they always apply in id order (for one item the write path's row lock makes
@@ -80,7 +73,7 @@ export async function drainConsumer(
 }
 
 /**
- * The partitions with pending events that this transaction could lock (at most PARTITIONS_PER_BATCH). Starts at
+ * The partitions with pending events that this transaction could lock (at most `partitionsPerBatch`). Starts at
  * the consumer's first partition (concurrent runs of one consumer skip each other's locked partitions, so they
  * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
  * and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
@@ -99,7 +92,7 @@ async function takePendingPartitions(
       where p.part <> all($2::int[])
         and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
                  then pg_try_advisory_xact_lock($3::int, p.part) else false end
-      limit ${PARTITIONS_PER_BATCH}`,
+      limit ${consumer.partitionsPerBatch}`,
     [consumer.firstPartition, exclude, consumer.lockNamespace],
   );
   return rows.map(row => Number(row.part));
