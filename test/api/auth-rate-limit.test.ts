@@ -7,7 +7,9 @@ import { createUser } from '../support/users.js';
 import { FAILS_PER_IP_PER_DAY, FAILS_PER_USERNAME_PER_DAY } from '../../api/auth/login-limiter.js';
 
 /** A distinct client address per test (trust proxy is loopback, so X-Forwarded-For is believed). */
-const fakeIp = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+// A fresh address per call: two tests sharing one would share its per-IP failure budget (a 1-in-50 flake before).
+let lastIp = 0;
+const fakeIp = () => `198.51.100.${(lastIp = (lastIp % 250) + 1)}`;
 
 async function pollUntil<T>(
   what: string,
