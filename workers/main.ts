@@ -35,8 +35,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
-  // Analytics transactions wait on rows shared by every item of a supplier: one run per process.
-  analytics: { concurrency: 1 },
+  analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
   // An import is one long transaction holding its rows' locks: one at a time per process.
   imports: { concurrency: 1 },
