@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,14 +8,16 @@ import { createDatabases } from './create-databases.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { runScript } from './run-script.js';
 import {
-  REPO_ROOT,
   mb,
   runRelease,
   startProcfileProcess,
   startShellProcess,
   waitForLogLine,
   waitUntilServing,
+  runLoad as load,
   type BenchProcess,
+  type LoadResult,
+  type LoadSpec,
 } from './bench-processes.js';
 
 /**
@@ -202,47 +203,11 @@ export async function benchInventory(): Promise<void> {
   }
 }
 
-interface LoadSpec {
-  url: string;
-  paths?: string[];
-  method?: 'GET' | 'PATCH';
-  headers?: Record<string, string>;
-  uniqueHeaders?: Record<string, string>;
-  connections: number;
-  seconds: number;
-}
-
-interface LoadResult {
-  rate: number;
-  total: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  /** CPU time of the server's process tree per request (µs), when measured. */
-  cpuUs?: number;
-}
-
 /** {@link load} while measuring the CPU time `server` spends per request. */
 async function measured(spec: LoadSpec, server: BenchProcess): Promise<LoadResult> {
   const before = server.cpuMs();
   const result = await load(spec);
   return { ...result, cpuUs: Math.round(((server.cpuMs() - before) * 1000) / Math.max(1, result.total)) };
-}
-
-/** One autocannon run in its own process (scripts/bench-load.ts, compiled). */
-function load(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
-      [path.join(REPO_ROOT, 'dist', 'scripts', 'bench-load.js'), JSON.stringify(spec)],
-      { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
-        resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
-  });
 }
 
 const describe = (r: LoadResult) =>

@@ -1,22 +1,14 @@
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import type { LoadSpec } from './bench-processes.js';
 
 /**
- * The bench's load generator, run as its own process (never on a server's event loop). Argument: JSON
- * `{ url, paths?, method?, headers?, connections, seconds }`; each request takes a random entry of `paths`
- * when given. Prints one JSON line: requests/s, latency p50/p99 (ms), non-2xx and errors.
+ * The bench's load generator, run as its own process (never on a server's event loop). Argument: a LoadSpec as
+ * JSON, or `@<file>` holding it; each request takes a random entry of `paths` when given, and `rate` caps the
+ * requests per second over all connections. Prints one JSON line: requests/s, latency p50/p99 (ms), non-2xx and errors.
  */
-interface LoadSpec {
-  url: string;
-  paths?: string[];
-  method?: 'GET' | 'PATCH';
-  headers?: Record<string, string>;
-  /** Headers made unique per request (e.g. Idempotency-Key): header name -> prefix. */
-  uniqueHeaders?: Record<string, string>;
-  connections: number;
-  seconds: number;
-}
-
-const spec = JSON.parse(process.argv[2]) as LoadSpec;
+const arg = process.argv[2];
+const spec = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as LoadSpec;
 let counter = 0;
 const { paths, uniqueHeaders } = spec;
 const result = await autocannon({
@@ -25,6 +17,7 @@ const result = await autocannon({
   duration: spec.seconds,
   method: spec.method ?? 'GET',
   headers: spec.headers,
+  ...(spec.rate ? { overallRate: spec.rate } : {}),
   ...(paths || uniqueHeaders
     ? {
         requests: [

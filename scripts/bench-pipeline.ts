@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -15,6 +12,7 @@ import { migrate } from '../config/database.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
 import {
+  runLoad,
   startProcfileProcess,
   waitForLogLine,
   waitUntilServing,
@@ -33,13 +31,12 @@ import {
  * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max.
  * Worker RSS is sampled while it drains.
  */
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ITEMS = 2000;
 const SUPPLIERS = 20;
 
-interface LoadResult {
+/** A write load's outcome: changes per second and the answers that were not 2xx. */
+interface WriteResult {
   rate: number;
-  ok: number;
   failures: number;
 }
 
@@ -69,11 +66,25 @@ async function benchEventPipeline(): Promise<void> {
     const web = await startProcess('web', { ...env, PORT: String(port) }, children);
     const base = `http://127.0.0.1:${port}`;
     console.log(
-      `pipeline bench: ${ITEMS} items, ${SUPPLIERS} suppliers; web pid ${web.pid}; writes ${writeSeconds} s`,
+      `pipeline bench: ${ITEMS} items, ${SUPPLIERS} suppliers; web and worker as the Procfile lines; writes ${writeSeconds} s`,
     );
 
-    const write = (rate?: number, seconds = writeSeconds) =>
-      runLoad({ url: base, auth, itemIds, seconds, rate });
+    // A random walk: every request moves a random item by +1 or -1.
+    const paths = itemIds.flatMap(id =>
+      [-1, 1].map(delta => `/api/inventory/${id}/quantity?delta=${delta}&reason=MANUAL_ADJUSTMENT`),
+    );
+    const write = async (rate?: number, seconds = writeSeconds): Promise<WriteResult> => {
+      const result = await runLoad({
+        url: base,
+        method: 'PATCH',
+        headers: { authorization: auth },
+        paths,
+        connections: 50,
+        seconds,
+        rate,
+      });
+      return { rate: result.rate, failures: result.non2xx + result.errors };
+    };
 
     let mark = '0';
     if (process.env.BENCH_LAG_RATE) {
@@ -113,7 +124,7 @@ async function benchEventPipeline(): Promise<void> {
 /** Commit -> marker lag per consumer while `rate` writes/s flow and one worker process runs. */
 async function lagRun(
   pool: pg.Pool,
-  write: (rate?: number, seconds?: number) => Promise<LoadResult>,
+  write: (rate?: number, seconds?: number) => Promise<WriteResult>,
   rate: number,
   env: Record<string, string>,
   children: BenchProcess[],
@@ -327,60 +338,6 @@ async function startProcess(
   return proc;
 }
 
-/** The load generator runs in its own process: this file with `--load <json>` prints autocannon's result. */
-async function runLoad(options: {
-  url: string;
-  auth: string;
-  itemIds: string[];
-  seconds: number;
-  rate?: number;
-}): Promise<LoadResult> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), '--load', JSON.stringify(options)],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await new Promise(resolve => child.once('exit', resolve));
-  return JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult;
-}
-
-async function loadChild(options: {
-  url: string;
-  auth: string;
-  itemIds: string[];
-  seconds: number;
-  rate?: number;
-}): Promise<void> {
-  const pick = () => options.itemIds[Math.floor(Math.random() * options.itemIds.length)];
-  const result = await autocannon({
-    url: options.url,
-    connections: 50,
-    duration: options.seconds,
-    method: 'PATCH',
-    headers: { authorization: options.auth },
-    ...(options.rate ? { overallRate: options.rate } : {}),
-    requests: [
-      {
-        setupRequest: (req: any) => ({
-          ...req,
-          path: `/api/inventory/${pick()}/quantity?delta=${Math.random() < 0.5 ? -1 : 1}&reason=MANUAL_ADJUSTMENT`,
-        }),
-      },
-    ],
-  });
-  const ok = result['2xx'];
-  const out: LoadResult = {
-    rate: ok / options.seconds,
-    ok,
-    failures: result.non2xx + result.errors + result.timeouts,
-  };
-  console.log(JSON.stringify(out));
-}
-
-if (process.argv.includes('--load'))
-  await loadChild(JSON.parse(process.argv[process.argv.indexOf('--load') + 1]));
-else if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchEventPipeline);
+if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchEventPipeline);
 
 export { benchEventPipeline };

@@ -1,5 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -221,4 +231,49 @@ export async function waitForLogLine(
     if (Date.now() > deadline) throw new Error(`${proc.name} did not log "${marker}" within ${timeoutMs} ms`);
     await new Promise(resolve => setTimeout(resolve, 100));
   }
+}
+
+/** One load run: autocannon in its own process (scripts/bench-load.ts). */
+export interface LoadSpec {
+  url: string;
+  paths?: string[];
+  method?: 'GET' | 'PATCH';
+  headers?: Record<string, string>;
+  uniqueHeaders?: Record<string, string>;
+  /** Requests per second over all connections (unset: as fast as the server answers). */
+  rate?: number;
+  connections: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  rate: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time of the server's process tree per request (µs), when measured. */
+  cpuUs?: number;
+}
+
+/**
+ * One autocannon run in its own process (scripts/bench-load.ts, compiled), never on a server's event loop. The
+ * spec travels in a file, so a long list of paths fits.
+ */
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-load-'));
+  const file = path.join(dir, 'spec.json');
+  writeFileSync(file, JSON.stringify(spec));
+  return new Promise<LoadResult>((resolve, reject) => {
+    execFile(
+      path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
+      [path.join(REPO_ROOT, 'dist', 'scripts', 'bench-load.js'), `@${file}`],
+      { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
+        resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
+      },
+    );
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
