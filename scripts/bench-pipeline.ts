@@ -121,7 +121,7 @@ async function benchEventPipeline(): Promise<void> {
   }
 }
 
-/** Commit -> marker lag per consumer while `rate` writes/s flow and one worker process runs. */
+/** Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs. */
 async function lagRun(
   pool: pg.Pool,
   write: (rate?: number, seconds?: number) => Promise<WriteResult>,
@@ -131,6 +131,9 @@ async function lagRun(
 ): Promise<void> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   const worker = await startProcess('worker', env, children);
+  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured run.
+  await write(rate, 3);
+  await waitDrained(pool);
   const mark = await maxEventId(pool);
   const achieved = await write(rate, lagSeconds);
   await waitDrained(pool);
