@@ -131,9 +131,10 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
      ).join(', ')}`,
     [daysJson],
   );
-  await sql(runningCountsUpdate(dayRows('$1')), [daysJson]);
-  // Then everything else in ONE statement (one round trip).
+  // Then everything else in ONE statement (one round trip): it sees the day rows just upserted, and none of
+  // its parts writes them but the running counts.
   const statements = [
+    runningCountsUpdate(dayRows('$1')),
     pairTotalsUpsert(dayRows('$1')),
     REASON_UPSERT('$2'),
     ITEM_STATE_UPSERT('$4'),
