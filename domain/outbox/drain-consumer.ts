@@ -37,10 +37,10 @@ export interface DrainResult {
 /**
  * Drains one consumer: takes the partitions (a few at a time) that have pending events and that no other
  * process is applying (`pg_try_advisory_xact_lock`), applies one batch of their events and commits, and so on
- * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes) share the partitions; an item's
- * events stay in one partition, so they always apply in id order (for one item the write path's row lock makes
- * ids follow commit order). A batch that fails falls back to one transaction per item of its partition, so one
- * bad event stalls only its own item.
+ * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes)
+ * share the partitions; an item's events stay in one partition, so they always apply in id order (for one item
+ * the write path's row lock makes ids follow commit order). A batch that fails falls back to one transaction
+ * per item of its partitions, so one bad event stalls only its own item.
  */
 export async function drainConsumer(
   em: EntityManager,
