@@ -1,5 +1,4 @@
-import express, { type Express } from 'express';
-import helmet from 'helmet';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import cors from 'cors';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
@@ -13,7 +12,10 @@ import { csrfGuard } from './middleware/csrf.js';
 import { createMetrics } from './middleware/metrics.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
 import { sessionMiddleware } from './auth/session.js';
-import { mountRoutes } from './routing/mount-routes.js';
+import { dispatchRoutes } from './routing/dispatch-routes.js';
+import { chainOf } from './routing/run-chain.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { parseQueryOnce } from './middleware/parse-query-once.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
@@ -26,6 +28,11 @@ export interface BuiltApp {
   routes: RouteDefinition[];
   openapi: Record<string, any>;
 }
+
+const noStore = (_req: Request, res: Response, next: NextFunction) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 /** Builds the Express app (no listen): used by the server and by the tests, which listen on port 0. */
 export function createApp(services: Services): BuiltApp {
@@ -42,33 +49,34 @@ export function createApp(services: Services): BuiltApp {
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
-  app.use(correlationId);
-  app.use(metrics.observe);
-  app.use(requestLog(logger));
-  app.use(helmet({ hsts: { maxAge: 31536000, includeSubDomains: true } }));
+  // Everything a request passes before the routes, run as ONE Express layer (run-chain.ts), then the API
+  // routes' radix-tree dispatch; what no API route matches goes on to the layers below (docs, metrics, 404).
   app.use(
-    cors({
-      // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
-      origin: (origin, callback) =>
-        callback(null, origin !== undefined && config.corsOrigins.includes(origin) ? origin : false),
-      credentials: true,
-      exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
-    }),
+    chainOf([
+      correlationId,
+      metrics.observe,
+      requestLog(logger),
+      securityHeaders({ hsts: { maxAge: 31536000, includeSubDomains: true } }),
+      cors({
+        // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
+        origin: (origin, callback) =>
+          callback(null, origin !== undefined && config.corsOrigins.includes(origin) ? origin : false),
+        credentials: true,
+        exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
+      }),
+      noStore,
+      parseQueryOnce,
+      language(i18n),
+      errorStyle,
+      jsonBody(),
+      rejectNul,
+      unitOfWork(orm),
+      sessionMiddleware(config, redis),
+      authenticate(config, services.accounts),
+      csrfGuard(config),
+      dispatchRoutes(routes, config),
+    ]),
   );
-  app.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
-  app.use(language(i18n));
-  app.use(errorStyle);
-  app.use(jsonBody());
-  app.use(rejectNul);
-  app.use(unitOfWork(orm));
-  app.use(sessionMiddleware(config, redis));
-  app.use(authenticate(config, services.accounts));
-  app.use(csrfGuard(config));
-
-  mountRoutes(app, routes, config);
   app.get('/api/openapi.json', (_req, res) => res.json(openapi()));
   app.use(
     '/api/docs',

@@ -74,7 +74,14 @@ export async function benchInventory(): Promise<void> {
     const bare = startShellProcess(
       'bare',
       'node dist/scripts/bench-bare.js',
-      { ...process.env, DATABASE_URL: databaseUrl, PORT: String(barePort), DB_POOL_MAX: '10' },
+      {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(barePort),
+        DB_POOL_MAX: '10',
+        // BENCH_BARE_NODE_OPTIONS: the same, for the bare baseline (compare profiles).
+        ...(process.env.BENCH_BARE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_BARE_NODE_OPTIONS } : {}),
+      },
       log('bare'),
     );
     processes.push(web, worker, bare);
@@ -85,6 +92,8 @@ export async function benchInventory(): Promise<void> {
       waitUntilServing(bare, `${theirs}/api/health`),
       waitForLogLine(worker, log('worker'), '"workers started"'),
     ]);
+    // BENCH_STOP_WORKER=1: the worker process paused (SIGSTOP) during the loads: the web side alone.
+    if (process.env.BENCH_STOP_WORKER) worker.signalNode('SIGSTOP');
     await pause(3000);
     const idle = { web: web.rss(), worker: worker.rss(), bare: bare.rss() };
     console.log(
@@ -198,6 +207,7 @@ export async function benchInventory(): Promise<void> {
     );
   } finally {
     sampler.stop();
+    if (process.env.BENCH_STOP_WORKER) processes.find(p => p.name === 'worker')?.signalNode('SIGCONT');
     await Promise.all(processes.map(p => p.stop()));
     await db.end();
   }

@@ -66,11 +66,17 @@ export function exceedsJsonDepth(bytes: Uint8Array, limit: number): boolean {
  * so nothing downstream (validation, error rendering, idempotency hashing) ever walks a deep value.
  */
 export function jsonBody(): RequestHandler {
-  return express.json({
+  const parse = express.json({
     limit: MAX_JSON_BYTES,
     verify: (_req: IncomingMessage, _res, buffer: Buffer, encoding: string) => {
       if (exceedsJsonDepth(utf8Bytes(buffer, encoding), MAX_JSON_DEPTH))
         throw new BodyRefused('entity.too.deep');
     },
   });
+  // A request without a body (body-parser's own test: no Content-Length, no Transfer-Encoding) skips the
+  // parser, which would otherwise still add `req.body = undefined` to every GET.
+  return (req, res, next) =>
+    req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined
+      ? next()
+      : parse(req, res, next);
 }

@@ -15,19 +15,32 @@ export const requestLogFields = (req: Request) => ({
  * the request, created only when something logs through it (errors), not for every request.
  */
 export function requestLog(logger: Logger) {
+  // The completion record holds only the fields above (the URL already redacted), never headers or bodies:
+  // it is written without pino's path redaction, which copied every record (~6% of a read's allocations).
+  const access = logger.child({}, { redact: { paths: [] } });
+  const child = Symbol('request logger');
+  const prototypes = new WeakSet<object>();
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (child ??= logger.child({ req: requestLogFields(req) })),
-      set: (value: Logger) => (child = value),
-    });
+    // `req.log` as an accessor on the app's request prototype, defined once (not a property and two
+    // closures per request): the child logger is made on first use and kept on the request.
+    const prototype = Object.getPrototypeOf(req) as object;
+    if (!prototypes.has(prototype)) {
+      prototypes.add(prototype);
+      Object.defineProperty(prototype, 'log', {
+        configurable: true,
+        get(this: Request & { [child]?: Logger }) {
+          return (this[child] ??= logger.child({ req: requestLogFields(this) }));
+        },
+        set(this: Request & { [child]?: Logger }, value: Logger) {
+          this[child] = value;
+        },
+      });
+    }
     res.once('close', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      logger[level](
+      if (!access.isLevelEnabled(level)) return;
+      access[level](
         {
           req: requestLogFields(req),
           res: { statusCode: res.statusCode },

@@ -40,6 +40,11 @@ export class AccountCache {
     private readonly logger?: Logger,
   ) {}
 
+  /** The cached account named `username`, without waiting (undefined on a miss or while not listening). */
+  cachedByUsername(username: string): UserRow | undefined {
+    return this.listening ? this.byName.get(username) : undefined;
+  }
+
   /** The current account named `username` (a token's `sub`); `em` is called only on a miss. */
   async byUsername(em: () => EntityManager, username: string): Promise<UserRow | undefined> {
     this.ensureStarted();

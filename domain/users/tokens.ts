@@ -55,17 +55,27 @@ const CLOCK_TOLERANCE_MS = 5000;
  * until then; the account behind it is checked separately on every request). Rejections are never cached.
  * Bounded: the memory is cleared when it holds VERIFIED_CACHE_MAX tokens.
  */
-export function cachedTokenVerifier(secret: string): (token: string) => Promise<{ sub: string }> {
+export function cachedTokenVerifier(secret: string): CachedTokenVerifier {
   const verified = new Map<string, { sub: string; expiresAt: number }>();
-  return async token => {
+  const cached = (token: string) => {
     const hit = verified.get(token);
-    if (hit) {
-      if (Date.now() <= hit.expiresAt) return { sub: hit.sub };
-      verified.delete(token);
-    }
-    const { sub, exp } = await verifyTokenClaims(token, secret);
-    if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
-    verified.set(token, { sub, expiresAt: exp * 1000 + CLOCK_TOLERANCE_MS });
-    return { sub };
+    if (hit === undefined) return undefined;
+    if (Date.now() <= hit.expiresAt) return hit.sub;
+    verified.delete(token);
+    return undefined;
   };
+  const verify = async (token: string) => {
+    const sub = cached(token);
+    if (sub !== undefined) return { sub };
+    const claims = await verifyTokenClaims(token, secret);
+    if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
+    verified.set(token, { sub: claims.sub, expiresAt: claims.exp * 1000 + CLOCK_TOLERANCE_MS });
+    return { sub: claims.sub };
+  };
+  return Object.assign(verify, { cached });
 }
+
+/** Verifies a token (remembered until its `exp`); `cached` answers from memory only, without waiting. */
+export type CachedTokenVerifier = ((token: string) => Promise<{ sub: string }>) & {
+  cached(token: string): string | undefined;
+};

@@ -13,7 +13,7 @@ import { authenticate } from '../../api/middleware/authenticate.js';
 import { unitOfWork } from '../../api/middleware/unit-of-work.js';
 import { correlationId } from '../../api/middleware/correlation-id.js';
 import { errorHandler, errorStyle } from '../../api/middleware/error-handler.js';
-import { mountRoutes } from '../../api/routing/mount-routes.js';
+import { dispatchRoutes } from '../../api/routing/dispatch-routes.js';
 import { defineRoutes } from '../../api/routing/route-definition.js';
 import { loadConfig, type Config } from '../../config/env.js';
 import { createLogger } from '../../config/logger.js';
@@ -182,7 +182,7 @@ describe('Authorization helpers on a route table (real authenticate, real databa
     app.use(errorStyle);
     app.use(unitOfWork(services.orm));
     app.use(authenticate(config));
-    mountRoutes(app, probeRoutes, config);
+    app.use(dispatchRoutes(probeRoutes, config));
     app.use(errorHandler);
     return app;
   };

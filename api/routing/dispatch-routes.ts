@@ -1,0 +1,50 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Config } from '../../config/env.js';
+import type { RouteDefinition } from './route-definition.js';
+import { authorize, isWrite } from '../middleware/authorize.js';
+import { retryTransactionConflicts } from './retry-transaction-conflicts.js';
+import { validateInput } from '../middleware/validate.js';
+import type { ValidatedInput } from '../request-context.js';
+import { routeTable } from './route-table.js';
+
+/**
+ * The routes as one middleware (a radix-tree lookup, see route-table.ts), each route running: error style ->
+ * authorize -> validate -> handler (a write handler is run again when its transaction lost a deadlock or a
+ * serialization check). A route whose resource must exist validates its path params, answers 404 for a
+ * missing resource, and only then validates query and body.
+ */
+export function dispatchRoutes(routes: RouteDefinition[], config: Config): RequestHandler {
+  return routeTable(
+    routes.map(route => {
+      const errorStyle = route.errorStyle ?? 'central';
+      const style = (req: Request, _res: Response, next: NextFunction) => {
+        req.errorStyle = errorStyle;
+        next();
+      };
+      const handle = (req: Request, res: Response) => route.handler(req, res, res.locals.input);
+      const run = isWrite(route.method)
+        ? (req: Request, res: Response) => retryTransactionConflicts(req, res, async () => handle(req, res))
+        : async (req: Request, res: Response) => {
+            await handle(req, res);
+          };
+      const validate = route.mustExist
+        ? [
+            validateInput(route, ['params']),
+            mustExist(route.mustExist),
+            validateInput(route, ['query', 'body']),
+          ]
+        : [validateInput(route)];
+      return {
+        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+        path: route.path,
+        chain: [style, authorize(route, config), ...validate, run] as RequestHandler[],
+      };
+    }),
+  );
+}
+
+function mustExist(check: NonNullable<RouteDefinition['mustExist']>) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    check(req.em, (res.locals.input as ValidatedInput).params).then(() => next(), next);
+  };
+}
