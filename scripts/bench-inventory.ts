@@ -126,6 +126,7 @@ export async function benchInventory(): Promise<void> {
             ours: { url: ours, paths: getPaths, headers, connections },
             bare: { url: theirs, paths: getPaths, connections },
             servers: { ours: web, bare },
+            onBareEnd: () => sampler.mark('bare read'),
             onOursEnd: () => {
               sampler.mark('read');
               // BENCH_HEAP_SNAPSHOT=1 (with BENCH_WEB_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=...").
@@ -178,7 +179,8 @@ export async function benchInventory(): Promise<void> {
         'bare cpu µs/req': median(write.bare.map(r => r.cpuUs ?? 0)),
       });
     console.table(summary);
-    const endOfRead = sampler.marked('read');
+    // Each side's RSS at the end of its OWN read load (the last round of each).
+    const endOfRead = { ...sampler.marked('read'), bare: sampler.marked('bare read').bare };
     console.table([
       {
         process: 'web (Procfile web)',
@@ -235,6 +237,8 @@ async function compare(
     bare: Omit<LoadSpec, 'seconds'>;
     servers: { ours: BenchProcess; bare: BenchProcess };
     onOursEnd?: () => void;
+    /** Called 0.5 s before each bare round ends (its RSS under its own load). */
+    onBareEnd?: () => void;
   },
 ): Promise<{ ours: LoadResult[]; bare: LoadResult[] }> {
   console.log(`\n### ${title}`);
@@ -248,8 +252,11 @@ async function compare(
       ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours));
       clearTimeout(timer);
     };
-    const runBare = async () =>
-      void bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare));
+    const runBare = async () => {
+      const timer = sides.onBareEnd ? setTimeout(sides.onBareEnd, seconds * 1000 - 500) : undefined;
+      bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare));
+      clearTimeout(timer);
+    };
     if (round % 2 === 1) {
       await runOurs();
       await runBare();
