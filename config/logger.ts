@@ -24,12 +24,12 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 const FLUSH_INTERVAL_MS = 100;
 
 /**
- * Standard output written in batches of whole lines: a write when 16 KB are pending or every 100 ms, instead of
+ * Standard output written in batches of whole lines: a write when 8 KB are pending or every 100 ms, instead of
  * one write system call per record (one per request at `info`). pino flushes it synchronously at exit, so only
  * a kill -9 can lose the last 100 ms of lines.
  */
 function bufferedStdout(): DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 16384 });
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 8192 });
   setInterval(() => {
     try {
       stream.flush();
