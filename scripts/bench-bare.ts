@@ -4,8 +4,10 @@ import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../domain/inv
 
 /**
  * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and
- * PATCH of one item (no auth, no validation, no logging, no ORM). Its outbox rows are written already marked
- * done, so the workers of the bench leave them alone. Env: DATABASE_URL, PORT, DB_POOL_MAX.
+ * PATCH of one item (no auth, no validation, no logging, no ORM), as prepared statements like Stockroom's hot
+ * paths (unprepared, PostgreSQL would parse and plan every query of the baseline only, which flatters the
+ * ratio). Its outbox rows are written already marked done, so the workers of the bench leave them alone.
+ * Env: DATABASE_URL, PORT, DB_POOL_MAX.
  */
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -14,9 +16,11 @@ const pool = new pg.Pool({
 const app = express();
 
 app.get('/api/inventory/:id', async (req, res) => {
-  const { rows } = await pool.query<ItemRow>(`select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = $1`, [
-    req.params.id,
-  ]);
+  const { rows } = await pool.query<ItemRow>({
+    name: 'bare_get_item',
+    text: `select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = $1`,
+    values: [req.params.id],
+  });
   if (rows.length === 0) res.status(404).end();
   else res.json(toItemView(rows[0]));
 });
@@ -26,14 +30,16 @@ app.patch('/api/inventory/:id/quantity', async (req, res) => {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { rows } = await client.query<{ id: string; name: string; quantity: number }>(
-      'update inventory_item set quantity = quantity + $1, version = version + 1, updated_at = now() where id = $2 and quantity + $1 >= 0 returning id, name, quantity',
-      [delta, req.params.id],
-    );
-    await client.query(
-      `insert into outbox_event (type, aggregate_id, payload, history_done_at, alerts_done_at, analytics_done_at)
+    const { rows } = await client.query<{ id: string; name: string; quantity: number }>({
+      name: 'bare_adjust_item',
+      text: 'update inventory_item set quantity = quantity + $1, version = version + 1, updated_at = now() where id = $2 and quantity + $1 >= 0 returning id, name, quantity',
+      values: [delta, req.params.id],
+    });
+    await client.query({
+      name: 'bare_insert_event',
+      text: `insert into outbox_event (type, aggregate_id, payload, history_done_at, alerts_done_at, analytics_done_at)
        values ('bench.bare', $1, $2::jsonb, now(), now(), now())`,
-      [
+      values: [
         req.params.id,
         JSON.stringify({
           itemId: req.params.id,
@@ -42,7 +48,7 @@ app.patch('/api/inventory/:id/quantity', async (req, res) => {
           quantityAfter: rows[0]?.quantity,
         }),
       ],
-    );
+    });
     await client.query('commit');
     res.json(rows[0]);
   } catch (error) {
