@@ -11,6 +11,7 @@ import { closeServices, openServices } from '../config/services.js';
 import { migrate } from '../config/database.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
+import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
 import {
   runLoad,
   startProcfileProcess,
@@ -28,7 +29,9 @@ import {
  * 2. drain: ONE worker process is started; events/s per consumer from the first marker set to its last, and
  *    the ratio to the max write rate of the same run (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
- * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max.
+ * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max, and
+ *    the CPU per event of the worker and of the PostgreSQL backends serving it;
+ * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
  * Worker RSS is sampled while it drains.
  */
 const ITEMS = 2000;
@@ -135,8 +138,10 @@ async function lagRun(
   await write(rate, 3);
   await waitDrained(pool);
   const mark = await maxEventId(pool);
+  const cpuBefore = await pipelineCpu(pool, worker);
   const achieved = await write(rate, lagSeconds);
   await waitDrained(pool);
+  const cpuAfter = await pipelineCpu(pool, worker);
   const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
     `select c.consumer, count(*) as n,
             percentile_cont(0.5) within group (order by c.ms) as p50,
@@ -156,8 +161,44 @@ async function lagRun(
     console.log(
       `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
     );
+  const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
+  const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0).padStart(4);
+  console.log(
+    `  CPU per event (all three consumers): worker ${perEvent(cpuAfter.process - cpuBefore.process)} µs + its ` +
+      `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs`,
+  );
   await printDoorbellJobs(env);
+
+  // The API's own max write rate while the worker drains behind it, against the same with the worker stopped.
+  const fullSeconds = Number(process.env.BENCH_FULL_SECONDS ?? 8);
+  worker.signalNode('SIGSTOP');
+  const stopped = await write(undefined, fullSeconds);
+  worker.signalNode('SIGCONT');
+  await waitDrained(pool);
+  const before = await pipelineCpu(pool, worker);
+  const fullMark = await maxEventId(pool);
+  const running = await write(undefined, fullSeconds);
+  await waitDrained(pool);
+  const after = await pipelineCpu(pool, worker);
+  const fullEvents = Number(
+    (await pool.query<{ n: string }>('select count(*) as n from outbox_event where id > $1', [fullMark]))
+      .rows[0].n,
+  );
+  const fullPerEvent = (ms: number) => ((ms * 1000) / Math.max(fullEvents, 1)).toFixed(0);
+  console.log(
+    `API max write rate: ${stopped.rate.toFixed(0)} changes/s with the worker stopped, ${running.rate.toFixed(0)} ` +
+      `with it running (${(running.rate / stopped.rate).toFixed(2)}); worker CPU per event at full speed ` +
+      `${fullPerEvent(after.process - before.process)} µs + backends ${fullPerEvent(backendCpuSince(before.backends, after.backends))} µs`,
+  );
   await worker.stop();
+}
+
+/** CPU used so far by a worker process tree and by the PostgreSQL backends serving it. */
+async function pipelineCpu(
+  pool: pg.Pool,
+  worker: BenchProcess,
+): Promise<{ process: number; backends: Map<number, number> }> {
+  return { process: worker.cpuMs(), backends: await backendCpuMs(pool, worker.pid) };
 }
 
 /** How the last doorbell jobs of each consumer spent their time: waiting in the queue, then running. */

@@ -145,7 +145,7 @@ function groupAlive(pgid: number): boolean {
 }
 
 /** Every process of the tree rooted at `pid` (Linux /proc). */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

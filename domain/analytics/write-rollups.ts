@@ -7,6 +7,8 @@ import {
   supplierBucketUpserts,
 } from './activity-rollups.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
+import type { OutboxConsumer } from '../outbox/consumers.js';
+import { assertAllMarked, markDoneStatement, markEventsDone } from '../outbox/pending-events.js';
 
 export const dayJson = (r: DayRow) => ({
   item_id: r.itemId,
@@ -79,20 +81,34 @@ const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${D
 export async function writeRollups(
   sql: SqlRun,
   folds: FoldResult[],
-  options: { dayTable?: string } = {},
+  options: WriteOptions = {},
 ): Promise<void> {
+  let marked = false;
   for (let i = 0; i < folds.length;) {
     // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
     let rows = 0;
     let j = i;
     while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
       rows += folds[j++].days.length;
-    await writeChunk(sql, folds.slice(i, j), options);
+    marked = await writeChunk(
+      sql,
+      folds.slice(i, j),
+      j === folds.length ? options : { ...options, markDone: undefined },
+    );
     i = j;
   }
+  if (options.markDone && !marked) await markEventsDone(sql, options.markDone.consumer, options.markDone.ids);
 }
 
-async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?: string }): Promise<void> {
+interface WriteOptions {
+  /** The rebuild's staging table: day rows go there as plain inserts. */
+  dayTable?: string;
+  /** The consumer's events to mark done, in the last rollup statement (one round trip less per batch). */
+  markDone?: { consumer: OutboxConsumer; ids: string[] };
+}
+
+/** Writes one chunk; returns whether it marked `options.markDone`. */
+async function writeChunk(sql: SqlRun, folds: FoldResult[], options: WriteOptions): Promise<boolean> {
   const days = folds.flatMap(f => f.days.map(dayJson));
   const items = folds
     .filter(f => f.days.length > 0)
@@ -110,9 +126,9 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
       [JSON.stringify(days)],
     );
     await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
-    return;
+    return false;
   }
-  if (days.length === 0) return;
+  if (days.length === 0) return false;
   const daysJson = JSON.stringify(days);
   // The item's own rows first. A new day row starts from the pair's running count before its day (the
   // statement's snapshot does not see its own inserts); runningCountsUpdate then adds every delta from its day on.
@@ -132,7 +148,8 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
     [daysJson],
   );
   // Then everything else in ONE statement (one round trip): it sees the day rows just upserted, and none of
-  // its parts writes them but the running counts.
+  // its parts writes them but the running counts. The consumer's markers are set in it too (its last part).
+  const { markDone } = options;
   const statements = [
     runningCountsUpdate(dayRows('$1')),
     pairTotalsUpsert(dayRows('$1')),
@@ -140,13 +157,22 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
     ITEM_STATE_UPSERT('$4'),
     USER_UPSERT('$3'),
     ...supplierBucketUpserts(dayRows('$1')),
+    ...(markDone ? [markDoneStatement(markDone.consumer, '$5')] : []),
   ];
-  await sql(`with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')} select 1`, [
-    daysJson,
-    JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-    JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
-    JSON.stringify(items),
-  ]);
+  const last = `w${statements.length - 1}`;
+  const [row] = await sql<{ n: string }>(
+    `with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')}
+     select ${markDone ? `(select count(*) from ${last})` : '0'} as n`,
+    [
+      daysJson,
+      JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
+      JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
+      JSON.stringify(items),
+      ...(markDone ? [markDone.ids] : []),
+    ],
+  );
+  if (markDone) assertAllMarked(markDone.consumer, markDone.ids.length, Number(row.n));
+  return markDone !== undefined;
 }
 
 const REASON_UPSERT = (param: string) => `

@@ -77,7 +77,8 @@ export async function drainConsumer(
  * the consumer's first partition (concurrent runs of one consumer skip each other's locked partitions, so they
  * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
  * and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
- * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
+ * statement takes the rebuild lock shared and sets the commit mode (one round trip; the lock is held before the
+ * batch reads anything).
  */
 async function takePendingPartitions(
   sql: SqlRun,
@@ -86,7 +87,7 @@ async function takePendingPartitions(
   rebuildShared: boolean,
 ): Promise<number[]> {
   const rows = await sql<{ part: number }>(
-    `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
+    `with r as materialized (select ${transactionSettings(consumer, rebuildShared)})
      select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                               from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
       where p.part <> all($2::int[])
@@ -97,6 +98,16 @@ async function takePendingPartitions(
   );
   return rows.map(row => Number(row.part));
 }
+
+/**
+ * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared
+ * when asked, and the consumer's commit mode (`asyncCommit`).
+ */
+const transactionSettings = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
+  [
+    rebuildShared ? REBUILD_LOCK_SHARED : '1',
+    ...(consumer.asyncCommit ? ["set_config('synchronous_commit', 'off', true)"] : []),
+  ].join(', ');
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(
@@ -118,7 +129,7 @@ async function applyItemByItem(
     try {
       for (;;) {
         const n = await nativeTransaction(em, async sql => {
-          if (options.rebuildShared) await sql(`select ${REBUILD_LOCK_SHARED}`);
+          await sql(`select ${transactionSettings(consumer, options.rebuildShared === true)}`);
           await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
           return apply(sql, [part], batchSize, itemId);
         });
