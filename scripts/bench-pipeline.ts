@@ -29,8 +29,9 @@ import {
  * 2. drain: ONE worker process is started; events/s per consumer from the first marker set to its last, and
  *    the ratio to the max write rate of the same run (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
- * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max, and
- *    the CPU per event of the worker and of the PostgreSQL backends serving it;
+ * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts) and in
+ *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
+ *    worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
  * Worker RSS is sampled while it drains.
  */
@@ -42,6 +43,9 @@ interface WriteResult {
   rate: number;
   failures: number;
 }
+
+/** Writes for `seconds` at `rate` (paced evenly, or autocannon's per-second quota), or as fast as served. */
+type Write = (rate?: number, seconds?: number, paced?: boolean) => Promise<WriteResult>;
 
 async function benchEventPipeline(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
@@ -76,7 +80,7 @@ async function benchEventPipeline(): Promise<void> {
     const paths = itemIds.flatMap(id =>
       [-1, 1].map(delta => `/api/inventory/${id}/quantity?delta=${delta}&reason=MANUAL_ADJUSTMENT`),
     );
-    const write = async (rate?: number, seconds = writeSeconds): Promise<WriteResult> => {
+    const write: Write = async (rate, seconds = writeSeconds, paced = false) => {
       const result = await runLoad({
         url: base,
         method: 'PATCH',
@@ -85,6 +89,7 @@ async function benchEventPipeline(): Promise<void> {
         connections: 50,
         seconds,
         rate,
+        paced,
       });
       return { rate: result.rate, failures: result.non2xx + result.errors };
     };
@@ -124,50 +129,58 @@ async function benchEventPipeline(): Promise<void> {
   }
 }
 
-/** Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs. */
+/**
+ * Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs: paced
+ * evenly (the measure), then in autocannon's per-second bursts (every second starts with its whole quota at
+ * full speed). Then the API's max write rate with that worker stopped and running.
+ */
 async function lagRun(
   pool: pg.Pool,
-  write: (rate?: number, seconds?: number) => Promise<WriteResult>,
+  write: Write,
   rate: number,
   env: Record<string, string>,
   children: BenchProcess[],
 ): Promise<void> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   const worker = await startProcess('worker', env, children);
-  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured run.
-  await write(rate, 3);
+  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
+  await write(rate, 3, true);
   await waitDrained(pool);
-  const mark = await maxEventId(pool);
-  const cpuBefore = await pipelineCpu(pool, worker);
-  const achieved = await write(rate, lagSeconds);
-  await waitDrained(pool);
-  const cpuAfter = await pipelineCpu(pool, worker);
-  const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
-    `select c.consumer, count(*) as n,
-            percentile_cont(0.5) within group (order by c.ms) as p50,
-            percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-       from outbox_event o,
-            lateral (values
-              ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
-              ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
-              ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
-      where o.id > $1 group by c.consumer order by c.consumer`,
-    [mark],
-  );
-  console.log(
-    `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}), one worker process:`,
-  );
-  for (const l of lags.rows)
-    console.log(
-      `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+  for (const paced of [true, false]) {
+    const mark = await maxEventId(pool);
+    const cpuBefore = await pipelineCpu(pool, worker);
+    const achieved = await write(rate, lagSeconds, paced);
+    await waitDrained(pool);
+    const cpuAfter = await pipelineCpu(pool, worker);
+    const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
+      `select c.consumer, count(*) as n,
+              percentile_cont(0.5) within group (order by c.ms) as p50,
+              percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
+         from outbox_event o,
+              lateral (values
+                ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
+                ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
+                ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
+        where o.id > $1 group by c.consumer order by c.consumer`,
+      [mark],
     );
-  const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
-  const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0).padStart(4);
-  console.log(
-    `  CPU per event (all three consumers): worker ${perEvent(cpuAfter.process - cpuBefore.process)} µs + its ` +
-      `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs`,
-  );
-  await printDoorbellJobs(env);
+    console.log(
+      `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
+        `${paced ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
+    );
+    for (const l of lags.rows)
+      console.log(
+        `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+      );
+    const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
+    const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0);
+    console.log(
+      `  CPU per event (all three consumers): worker ${perEvent(cpuAfter.process - cpuBefore.process)} µs + its ` +
+        `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs; ` +
+        `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB`,
+    );
+    if (paced) await printDoorbellJobs(env);
+  }
 
   // The API's own max write rate while the worker drains behind it, against the same with the worker stopped.
   const fullSeconds = Number(process.env.BENCH_FULL_SECONDS ?? 8);

@@ -242,6 +242,8 @@ export interface LoadSpec {
   uniqueHeaders?: Record<string, string>;
   /** Requests per second over all connections (unset: as fast as the server answers). */
   rate?: number;
+  /** Send at `rate` evenly (scripts/bench-paced-load.ts) instead of autocannon's per-second quota. */
+  paced?: boolean;
   connections: number;
   seconds: number;
 }
@@ -268,7 +270,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise<LoadResult>((resolve, reject) => {
     execFile(
       path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
-      [path.join(REPO_ROOT, 'dist', 'scripts', 'bench-load.js'), `@${file}`],
+      [
+        path.join(REPO_ROOT, 'dist', 'scripts', spec.paced ? 'bench-paced-load.js' : 'bench-load.js'),
+        `@${file}`,
+      ],
       { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
