@@ -14,7 +14,7 @@ import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
 
 /** Doorbell jobs of one outbox consumer that one worker process runs at once. */
-const CONSUMER_CONCURRENCY = 2;
+const CONSUMER_CONCURRENCY = 1;
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {

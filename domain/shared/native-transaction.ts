@@ -12,7 +12,7 @@ const names = new Map<string, string>();
  * A statement's name for PostgreSQL's prepared-statement cache, derived from its text: each connection parses
  * and plans a consumer's statements once instead of every batch (the analytics fold's writes are long CTEs).
  */
-function statementName(text: string): string {
+export function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
     name = `sr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
