@@ -1,6 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markEventsDone } from '../outbox/pending-events.js';
+import { markEventsDone, pendingIdsSql } from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
@@ -108,9 +108,8 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
 const PENDING_WITH_OPEN_ALERTS_SQL = `
 select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
-  from (select id, type, payload from outbox_event
-         where part = any($1::int[]) and ${ALERTS_CONSUMER.marker} is null and ($3::text is null or aggregate_id = $3)
-         order by id limit $2) o
+  from (select e.id, e.type, e.payload from (${pendingIdsSql(ALERTS_CONSUMER, '$1::int[]', '$2', '$3')}) i
+          join outbox_event e on e.id = i.id) o
   left join low_stock_alert a
     on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
  order by o.id`;

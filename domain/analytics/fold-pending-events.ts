@@ -1,5 +1,6 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER } from '../outbox/consumers.js';
+import { pendingIdsSql } from '../outbox/pending-events.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
@@ -28,9 +29,8 @@ type FoldState = Parameters<typeof foldItemEvents>[0];
  */
 const PENDING_WITH_STATE_SQL = `
 select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
-  from (select id, type, payload from outbox_event
-         where part = any($1::int[]) and ${ANALYTICS_CONSUMER.marker} is null and ($3::text is null or aggregate_id = $3)
-         order by id limit $2) o
+  from (select e.id, e.type, e.payload from (${pendingIdsSql(ANALYTICS_CONSUMER, '$1::int[]', '$2', '$3')}) i
+          join outbox_event e on e.id = i.id) o
   left join analytics_item s on o.type = '${STOCK_CHANGED}' and s.item_id = (o.payload->>'itemId')::uuid
  order by o.id`;
 

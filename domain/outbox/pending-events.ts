@@ -9,14 +9,34 @@ import type { OutboxConsumer } from './consumers.js';
  */
 
 /**
+ * The ids of the oldest pending events of the partitions `parts` (an int[] expression), of one item when
+ * `itemId` (a text expression) is not null, in id order, at most `limit`: one ordered scan of the consumer's
+ * pending index per partition. A plain index scan flags the entries of events that are done (dead row
+ * versions) as it passes them, so later scans skip them and the index reclaims their space without waiting for
+ * vacuum; a bitmap scan over all the partitions (what PostgreSQL picks for `part = any(...)`) reads every
+ * stale entry, every time.
+ */
+export const pendingIdsSql = (
+  consumer: OutboxConsumer,
+  parts: string,
+  limit: string,
+  itemId: string,
+): string =>
+  `select q.id from unnest(${parts}) as p(part),
+     lateral (select id from outbox_event
+               where part = p.part and ${consumer.marker} is null and (${itemId}::text is null or aggregate_id = ${itemId})
+               order by id limit ${limit}) q
+    order by q.id limit ${limit}`;
+
+/**
  * The statement (CTE-able) that sets the consumer's marker on the pending events whose ids are the bigint array
  * `param`, returning one row per event it marked. The rows are locked in id order first: the consumers mark the
  * same outbox rows, and any two of them locking rows in different orders would deadlock.
  */
 export const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
   `update outbox_event o set ${consumer.marker} = clock_timestamp()
-     from (select id from outbox_event where id = any(${param}::bigint[]) and ${consumer.marker} is null
-           order by id for update) locked
+     from (select e.id from unnest(${param}::bigint[]) as t(id) join outbox_event e on e.id = t.id
+            where e.${consumer.marker} is null order by e.id for update of e) locked
     where o.id = locked.id returning 1`;
 
 /** Throws (so the transaction rolls back) unless every event read as pending was marked by this transaction. */

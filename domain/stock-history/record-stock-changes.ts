@@ -1,4 +1,6 @@
 import { STOCK_CHANGED } from '../outbox/events.js';
+import { STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
+import { pendingIdsSql } from '../outbox/pending-events.js';
 import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.js';
 
 /**
@@ -12,10 +14,12 @@ import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.
  */
 const recordSql = (parts: string, limit: string, itemId: string) => `
 with parts as materialized (${parts}), ev as (
-  select id, type, payload, created_at from outbox_event
-   where part in (select part from parts) and history_done_at is null and (${itemId}::text is null or aggregate_id = ${itemId})
-   order by id limit ${limit}
-   for update
+  select e.id, e.type, e.payload, e.created_at
+    from (${pendingIdsSql(STOCK_HISTORY_CONSUMER, '(select array_agg(part) from parts)', limit, itemId)}) i
+    join outbox_event e on e.id = i.id
+   where e.history_done_at is null
+   order by e.id
+   for update of e
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
     from ev where o.id = ev.id and o.history_done_at is null
