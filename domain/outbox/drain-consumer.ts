@@ -135,8 +135,9 @@ async function anyPending(em: EntityManager, consumer: OutboxConsumer, parts: nu
 /**
  * The partitions with pending events that this transaction could lock (at most `partitionsPerBatch`). Starts at
  * the consumer's first partition (concurrent runs of one consumer skip each other's locked partitions, so they
- * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
- * and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
+ * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events (a
+ * LATERAL probe of one index entry per partition: an EXISTS may be planned as one pass over the whole pending
+ * index, all of a backlog), and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
  * statement takes the rebuild lock shared and sets the commit mode (one round trip; the lock is held before the
  * batch reads anything).
  */
@@ -159,9 +160,10 @@ const takePartitionsSql = (consumer: OutboxConsumer, rebuildShared: boolean): st
   `with r as materialized (select ${transactionSettings(consumer, rebuildShared)})
    select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                             from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
+     left join lateral (select true as pending from outbox_event o
+                         where o.part = p.part and o.${consumer.marker} is null limit 1) x on true
     where p.part <> all($2::int[])
-      and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
-               then pg_try_advisory_xact_lock($3::int, p.part) else false end
+      and case when x.pending then pg_try_advisory_xact_lock($3::int, p.part) else false end
     limit ${consumer.partitionsPerBatch}`;
 
 /**

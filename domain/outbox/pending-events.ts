@@ -29,6 +29,15 @@ export const pendingIdsSql = (
     order by q.id limit ${limit}`;
 
 /**
+ * "`alias`'s row is still pending for the consumer", for a row looked up by id. Written so that PostgreSQL cannot
+ * answer it with the consumer's pending index: that index's statistics swing between empty and thousands of
+ * entries, and a plan that scans all of it for every id (what the planner picks when it believes it holds a
+ * row or two) costs O(pending x batch). The marker is a clock time, never infinity.
+ */
+export const stillPending = (consumer: OutboxConsumer, alias: string): string =>
+  `coalesce(${alias}.${consumer.marker}, 'infinity') = 'infinity'`;
+
+/**
  * The statement (CTE-able) that sets the consumer's marker on the pending events whose ids are the bigint array
  * `param`, returning one row per event it marked. The rows are locked in id order first: the consumers mark the
  * same outbox rows, and any two of them locking rows in different orders would deadlock.
@@ -36,7 +45,7 @@ export const pendingIdsSql = (
 export const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
   `update outbox_event o set ${consumer.marker} = clock_timestamp()
      from (select e.id from unnest(${param}::bigint[]) as t(id) join outbox_event e on e.id = t.id
-            where e.${consumer.marker} is null order by e.id for update of e) locked
+            where ${stillPending(consumer, 'e')} order by e.id for update of e) locked
     where o.id = locked.id returning 1`;
 
 /** Throws (so the transaction rolls back) unless every event read as pending was marked by this transaction. */

@@ -1,6 +1,6 @@
 import { STOCK_CHANGED } from '../outbox/events.js';
 import { STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
-import { pendingIdsSql } from '../outbox/pending-events.js';
+import { pendingIdsSql, stillPending } from '../outbox/pending-events.js';
 import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.js';
 
 /**
@@ -17,12 +17,12 @@ with parts as materialized (${parts}), ev as (
   select e.id, e.type, e.payload, e.created_at
     from (${pendingIdsSql(STOCK_HISTORY_CONSUMER, '(select array_agg(part) from parts)', limit, itemId)}) i
     join outbox_event e on e.id = i.id
-   where e.history_done_at is null
+   where ${stillPending(STOCK_HISTORY_CONSUMER, 'e')}
    order by e.id
    for update of e
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
-    from ev where o.id = ev.id and o.history_done_at is null
+    from ev where o.id = ev.id and ${stillPending(STOCK_HISTORY_CONSUMER, 'o')}
   returning o.id
 ), ins as (
   insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
