@@ -26,8 +26,9 @@ import {
  *
  * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
  *    which also leaves the backlog (>= 10,000 events at today's rates);
- * 2. drain: ONE worker process is started; events/s per consumer from the first marker set to its last, and
- *    the ratio to the max write rate of the same run (goal: >= 5x, one worker keeps up with five web processes);
+ * 2. drain: ONE worker process (started before the writes, stopped while they run) goes on; events/s per
+ *    consumer from the first marker set to its last, and the ratio to the max write rate of the same run
+ *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
  * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts) and in
  *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
@@ -100,20 +101,22 @@ async function benchEventPipeline(): Promise<void> {
       await web.stop();
       return;
     }
-    // 1 + 2: backlog at full speed, then one worker.
+    // 1 + 2: backlog at full speed, then one worker (started before, stopped while the backlog is written).
+    let workers = await startStopped(1, env, children);
     mark = await maxEventId(pool);
     const full = await write();
     console.log(
       `max write rate of one web process: ${full.rate.toFixed(0)} changes/s (${full.failures} non-2xx)`,
     );
-    const one = await drain(pool, mark, 1, env, children);
+    const one = await drain(pool, mark, workers);
     report('1 worker', one, full.rate);
 
     // 3: a fresh backlog, two workers.
+    workers = await startStopped(2, env, children);
     mark = await maxEventId(pool);
     const full2 = await write();
     console.log(`max write rate (2nd run): ${full2.rate.toFixed(0)} changes/s (${full2.failures} non-2xx)`);
-    const two = await drain(pool, mark, 2, env, children);
+    const two = await drain(pool, mark, workers);
     report('2 workers', two, full2.rate);
     for (const consumer of OUTBOX_CONSUMERS)
       console.log(
@@ -263,20 +266,28 @@ function report(label: string, run: DrainRun, writeRate: number): void {
 }
 
 /**
- * Starts `workers` worker processes on the backlog above `mark` and waits until every marker is set. A
- * consumer's rate is its events over the time from the first marker any consumer set (the workers began) to
- * its own last marker, both read from the database clock.
+ * Starts `count` worker processes and stops them (SIGSTOP) once they are ready, so a drain measures draining,
+ * not how long node takes to start a second process on the same cores.
  */
-async function drain(
-  pool: pg.Pool,
-  mark: string,
-  workers: number,
+async function startStopped(
+  count: number,
   env: Record<string, string>,
   children: BenchProcess[],
-): Promise<DrainRun> {
+): Promise<BenchProcess[]> {
   const started = await Promise.all(
-    Array.from({ length: workers }, () => startProcess('worker', env, children)),
+    Array.from({ length: count }, () => startProcess('worker', env, children)),
   );
+  for (const worker of started) worker.signalNode('SIGSTOP');
+  return started;
+}
+
+/**
+ * Lets the stopped worker processes go (SIGCONT, all at once) on the backlog above `mark` and waits until every
+ * marker is set. A consumer's rate is its events over the time from the first marker any consumer set (the
+ * workers began) to its own last marker, both read from the database clock.
+ */
+async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Promise<DrainRun> {
+  for (const worker of started) worker.signalNode('SIGCONT');
   let peakRssMb = 0;
   let waiting = 0;
   let active = 0;

@@ -7,7 +7,7 @@ import { nativePool, nativeTransaction, statementName, type SqlRun } from '../sh
 export const OUTBOX_PARTITIONS = 16;
 
 /** Events per consumer transaction (an item's events may be split across batches; they stay in id order). */
-export const CONSUMER_BATCH = 1000;
+export const CONSUMER_BATCH = 250;
 
 /**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
