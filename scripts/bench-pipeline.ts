@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -391,6 +392,8 @@ async function startProcess(
   children: BenchProcess[],
 ): Promise<BenchProcess> {
   const log = path.join(tmpdir(), `stockroom-bench-pipeline-${role}-${children.length}.log`);
+  // A fresh log: a line left by an earlier run must not count as this process being ready.
+  writeFileSync(log, '');
   const profile =
     process.env.BENCH_CPU_PROF && role === 'worker'
       ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF} `
