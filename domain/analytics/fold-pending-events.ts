@@ -1,6 +1,6 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER } from '../outbox/consumers.js';
-import { pendingIdsSql } from '../outbox/pending-events.js';
+import { markEventsDone, pendingIdsSql } from '../outbox/pending-events.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
@@ -37,8 +37,8 @@ select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.l
 /**
  * The analytics consumer's batch: the oldest pending events of a partition with their items' stored running
  * state, folded per item in id order, merged into the rollups set-based (writeRollups: upserts grouped per
- * rollup key, in key order so concurrent partitions never deadlock) and marked done in its last statement - all
- * in the caller's transaction.
+ * rollup key, in key order so concurrent partitions never deadlock) and marked done - all in the caller's
+ * transaction.
  */
 export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId) => {
   const events = await sql<{
@@ -64,6 +64,13 @@ export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId
     item.events.push(payloadToFoldEvent(e.id, e.payload));
   }
   const folds: FoldResult[] = [...byItem.values()].map(item => foldItemEvents(item.start, item.events));
-  await writeRollups(sql, folds, { markDone: { consumer: ANALYTICS_CONSUMER, ids: events.map(e => e.id) } });
+  await writeRollups(sql, folds);
+  // The markers last, in a statement of their own: the outbox rows, which the other consumers mark too, stay
+  // locked only for it and the commit (inside the rollup statement they waited with it on shared rollup rows).
+  await markEventsDone(
+    sql,
+    ANALYTICS_CONSUMER,
+    events.map(e => e.id),
+  );
   return events.length;
 };

@@ -7,8 +7,6 @@ import {
   supplierBucketUpserts,
 } from './activity-rollups.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
-import type { OutboxConsumer } from '../outbox/consumers.js';
-import { assertAllMarked, markDoneStatement, markEventsDone } from '../outbox/pending-events.js';
 
 export const dayJson = (r: DayRow) => ({
   item_id: r.itemId,
@@ -81,34 +79,20 @@ const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${D
 export async function writeRollups(
   sql: SqlRun,
   folds: FoldResult[],
-  options: WriteOptions = {},
+  options: { dayTable?: string } = {},
 ): Promise<void> {
-  let marked = false;
   for (let i = 0; i < folds.length;) {
     // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
     let rows = 0;
     let j = i;
     while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
       rows += folds[j++].days.length;
-    marked = await writeChunk(
-      sql,
-      folds.slice(i, j),
-      j === folds.length ? options : { ...options, markDone: undefined },
-    );
+    await writeChunk(sql, folds.slice(i, j), options);
     i = j;
   }
-  if (options.markDone && !marked) await markEventsDone(sql, options.markDone.consumer, options.markDone.ids);
 }
 
-interface WriteOptions {
-  /** The rebuild's staging table: day rows go there as plain inserts. */
-  dayTable?: string;
-  /** The consumer's events to mark done, in the last rollup statement (one round trip less per batch). */
-  markDone?: { consumer: OutboxConsumer; ids: string[] };
-}
-
-/** Writes one chunk; returns whether it marked `options.markDone`. */
-async function writeChunk(sql: SqlRun, folds: FoldResult[], options: WriteOptions): Promise<boolean> {
+async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?: string }): Promise<void> {
   const days = folds.flatMap(f => f.days.map(dayJson));
   const items = folds
     .filter(f => f.days.length > 0)
@@ -126,9 +110,9 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: WriteOption
       [JSON.stringify(days)],
     );
     await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
-    return false;
+    return;
   }
-  if (days.length === 0) return false;
+  if (days.length === 0) return;
   const daysJson = JSON.stringify(days);
   // The item's own rows first, each with its own day's entries in its running count: a new day row starts from
   // the pair's running count before its day (the statement's snapshot does not see its own inserts), an existing
@@ -150,8 +134,7 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: WriteOption
     [daysJson],
   );
   // Then everything else in ONE statement (one round trip): it sees the day rows just upserted, and none of
-  // its parts writes them but the running counts. The consumer's markers are set in it too (its last part).
-  const { markDone } = options;
+  // its parts writes them but the running counts.
   const statements = [
     runningCountsUpdate(dayRows('$1')),
     pairTotalsUpsert(dayRows('$1')),
@@ -159,22 +142,13 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: WriteOption
     ITEM_STATE_UPSERT('$4'),
     USER_UPSERT('$3'),
     ...supplierBucketUpserts(dayRows('$1')),
-    ...(markDone ? [markDoneStatement(markDone.consumer, '$5')] : []),
   ];
-  const last = `w${statements.length - 1}`;
-  const [row] = await sql<{ n: string }>(
-    `with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')}
-     select ${markDone ? `(select count(*) from ${last})` : '0'} as n`,
-    [
-      daysJson,
-      JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-      JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
-      JSON.stringify(items),
-      ...(markDone ? [markDone.ids] : []),
-    ],
-  );
-  if (markDone) assertAllMarked(markDone.consumer, markDone.ids.length, Number(row.n));
-  return markDone !== undefined;
+  await sql(`with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')} select 1`, [
+    daysJson,
+    JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
+    JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
+    JSON.stringify(items),
+  ]);
 }
 
 const REASON_UPSERT = (param: string) => `

@@ -10,11 +10,9 @@ import type { OutboxConsumer } from './consumers.js';
 
 /**
  * The ids of the oldest pending events of the partitions `parts` (an int[] expression), of one item when
- * `itemId` (a text expression) is not null, in id order, at most `limit`: one ordered scan of the consumer's
- * pending index per partition. A plain index scan flags the entries of events that are done (dead row
- * versions) as it passes them, so later scans skip them and the index reclaims their space without waiting for
- * vacuum; a bitmap scan over all the partitions (what PostgreSQL picks for `part = any(...)`) reads every
- * stale entry, every time.
+ * `itemId` (a text expression) is not null, in id order, at most `limit`: a scan of the consumer's pending
+ * index per partition, each stopping at `limit` entries (for `part = any(...)` PostgreSQL reads and sorts every
+ * pending entry of all the partitions, a whole backlog for a batch of a few events).
  */
 export const pendingIdsSql = (
   consumer: OutboxConsumer,
@@ -38,20 +36,15 @@ export const stillPending = (consumer: OutboxConsumer, alias: string): string =>
   `coalesce(${alias}.${consumer.marker}, 'infinity') = 'infinity'`;
 
 /**
- * The statement (CTE-able) that sets the consumer's marker on the pending events whose ids are the bigint array
+ * The statement that sets the consumer's marker on the pending events whose ids are the bigint array
  * `param`, returning one row per event it marked. The rows are locked in id order first: the consumers mark the
  * same outbox rows, and any two of them locking rows in different orders would deadlock.
  */
-export const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
+const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
   `update outbox_event o set ${consumer.marker} = clock_timestamp()
      from (select e.id from unnest(${param}::bigint[]) as t(id) join outbox_event e on e.id = t.id
             where ${stillPending(consumer, 'e')} order by e.id for update of e) locked
     where o.id = locked.id returning 1`;
-
-/** Throws (so the transaction rolls back) unless every event read as pending was marked by this transaction. */
-export function assertAllMarked(consumer: OutboxConsumer, expected: number, marked: number): void {
-  if (marked !== expected) throw new Error(`${consumer.name}: ${expected - marked} events were already done`);
-}
 
 /**
  * Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. With
@@ -70,5 +63,6 @@ export async function markEventsDone(
      select count(*) as n${options.asyncCommit ? ", set_config('synchronous_commit', 'off', true)" : ''} from marked`,
     [ids],
   );
-  assertAllMarked(consumer, ids.length, Number(rows[0].n));
+  if (Number(rows[0].n) !== ids.length)
+    throw new Error(`${consumer.name}: ${ids.length - Number(rows[0].n)} events were already done`);
 }
