@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +12,7 @@ import { closeServices, openServices } from '../config/services.js';
 import { migrate } from '../config/database.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
+import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
 import {
   runLoad,
   startProcfileProcess,
@@ -25,10 +27,14 @@ import {
  *
  * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
  *    which also leaves the backlog (>= 10,000 events at today's rates);
- * 2. drain: ONE worker process is started; events/s per consumer from the first marker set to its last, and
- *    the ratio to the max write rate of the same run (goal: >= 5x, one worker keeps up with five web processes);
+ * 2. drain: ONE worker process (started before the writes, stopped while they run) goes on; events/s per
+ *    consumer from the first marker set to its last, and the ratio to the max write rate of the same run
+ *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
- * 4. lag at half the max write rate with one worker running: commit -> marker per consumer, p50/p99/max.
+ * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts) and in
+ *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
+ *    worker and of the PostgreSQL backends serving it;
+ * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
  * Worker RSS is sampled while it drains.
  */
 const ITEMS = 2000;
@@ -39,6 +45,9 @@ interface WriteResult {
   rate: number;
   failures: number;
 }
+
+/** Writes for `seconds` at `rate` (paced evenly, or autocannon's per-second quota), or as fast as served. */
+type Write = (rate?: number, seconds?: number, paced?: boolean) => Promise<WriteResult>;
 
 async function benchEventPipeline(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
@@ -73,7 +82,7 @@ async function benchEventPipeline(): Promise<void> {
     const paths = itemIds.flatMap(id =>
       [-1, 1].map(delta => `/api/inventory/${id}/quantity?delta=${delta}&reason=MANUAL_ADJUSTMENT`),
     );
-    const write = async (rate?: number, seconds = writeSeconds): Promise<WriteResult> => {
+    const write: Write = async (rate, seconds = writeSeconds, paced = false) => {
       const result = await runLoad({
         url: base,
         method: 'PATCH',
@@ -82,6 +91,7 @@ async function benchEventPipeline(): Promise<void> {
         connections: 50,
         seconds,
         rate,
+        paced,
       });
       return { rate: result.rate, failures: result.non2xx + result.errors };
     };
@@ -92,20 +102,22 @@ async function benchEventPipeline(): Promise<void> {
       await web.stop();
       return;
     }
-    // 1 + 2: backlog at full speed, then one worker.
+    // 1 + 2: backlog at full speed, then one worker (started before, stopped while the backlog is written).
+    let workers = await startStopped(1, env, children);
     mark = await maxEventId(pool);
     const full = await write();
     console.log(
       `max write rate of one web process: ${full.rate.toFixed(0)} changes/s (${full.failures} non-2xx)`,
     );
-    const one = await drain(pool, mark, 1, env, children);
+    const one = await drain(pool, mark, workers);
     report('1 worker', one, full.rate);
 
     // 3: a fresh backlog, two workers.
+    workers = await startStopped(2, env, children);
     mark = await maxEventId(pool);
     const full2 = await write();
     console.log(`max write rate (2nd run): ${full2.rate.toFixed(0)} changes/s (${full2.failures} non-2xx)`);
-    const two = await drain(pool, mark, 2, env, children);
+    const two = await drain(pool, mark, workers);
     report('2 workers', two, full2.rate);
     for (const consumer of OUTBOX_CONSUMERS)
       console.log(
@@ -121,43 +133,89 @@ async function benchEventPipeline(): Promise<void> {
   }
 }
 
-/** Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs. */
+/**
+ * Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs: paced
+ * evenly (the measure), then in autocannon's per-second bursts (every second starts with its whole quota at
+ * full speed). Then the API's max write rate with that worker stopped and running.
+ */
 async function lagRun(
   pool: pg.Pool,
-  write: (rate?: number, seconds?: number) => Promise<WriteResult>,
+  write: Write,
   rate: number,
   env: Record<string, string>,
   children: BenchProcess[],
 ): Promise<void> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   const worker = await startProcess('worker', env, children);
-  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured run.
-  await write(rate, 3);
+  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
+  await write(rate, 3, true);
   await waitDrained(pool);
-  const mark = await maxEventId(pool);
-  const achieved = await write(rate, lagSeconds);
-  await waitDrained(pool);
-  const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
-    `select c.consumer, count(*) as n,
-            percentile_cont(0.5) within group (order by c.ms) as p50,
-            percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-       from outbox_event o,
-            lateral (values
-              ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
-              ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
-              ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
-      where o.id > $1 group by c.consumer order by c.consumer`,
-    [mark],
-  );
-  console.log(
-    `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}), one worker process:`,
-  );
-  for (const l of lags.rows)
-    console.log(
-      `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+  for (const paced of [true, false]) {
+    const mark = await maxEventId(pool);
+    const cpuBefore = await pipelineCpu(pool, worker);
+    const achieved = await write(rate, lagSeconds, paced);
+    await waitDrained(pool);
+    const cpuAfter = await pipelineCpu(pool, worker);
+    const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
+      `select c.consumer, count(*) as n,
+              percentile_cont(0.5) within group (order by c.ms) as p50,
+              percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
+         from outbox_event o,
+              lateral (values
+                ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
+                ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
+                ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
+        where o.id > $1 group by c.consumer order by c.consumer`,
+      [mark],
     );
-  await printDoorbellJobs(env);
+    console.log(
+      `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
+        `${paced ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
+    );
+    for (const l of lags.rows)
+      console.log(
+        `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
+      );
+    const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
+    const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0);
+    console.log(
+      `  CPU per event (all three consumers): worker ${perEvent(cpuAfter.process - cpuBefore.process)} µs + its ` +
+        `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs; ` +
+        `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB`,
+    );
+    if (paced) await printDoorbellJobs(env);
+  }
+
+  // The API's own max write rate while the worker drains behind it, against the same with the worker stopped.
+  const fullSeconds = Number(process.env.BENCH_FULL_SECONDS ?? 8);
+  worker.signalNode('SIGSTOP');
+  const stopped = await write(undefined, fullSeconds);
+  worker.signalNode('SIGCONT');
+  await waitDrained(pool);
+  const before = await pipelineCpu(pool, worker);
+  const fullMark = await maxEventId(pool);
+  const running = await write(undefined, fullSeconds);
+  await waitDrained(pool);
+  const after = await pipelineCpu(pool, worker);
+  const fullEvents = Number(
+    (await pool.query<{ n: string }>('select count(*) as n from outbox_event where id > $1', [fullMark]))
+      .rows[0].n,
+  );
+  const fullPerEvent = (ms: number) => ((ms * 1000) / Math.max(fullEvents, 1)).toFixed(0);
+  console.log(
+    `API max write rate: ${stopped.rate.toFixed(0)} changes/s with the worker stopped, ${running.rate.toFixed(0)} ` +
+      `with it running (${(running.rate / stopped.rate).toFixed(2)}); worker CPU per event at full speed ` +
+      `${fullPerEvent(after.process - before.process)} µs + backends ${fullPerEvent(backendCpuSince(before.backends, after.backends))} µs`,
+  );
   await worker.stop();
+}
+
+/** CPU used so far by a worker process tree and by the PostgreSQL backends serving it. */
+async function pipelineCpu(
+  pool: pg.Pool,
+  worker: BenchProcess,
+): Promise<{ process: number; backends: Map<number, number> }> {
+  return { process: worker.cpuMs(), backends: await backendCpuMs(pool, worker.pid) };
 }
 
 /** How the last doorbell jobs of each consumer spent their time: waiting in the queue, then running. */
@@ -209,20 +267,28 @@ function report(label: string, run: DrainRun, writeRate: number): void {
 }
 
 /**
- * Starts `workers` worker processes on the backlog above `mark` and waits until every marker is set. A
- * consumer's rate is its events over the time from the first marker any consumer set (the workers began) to
- * its own last marker, both read from the database clock.
+ * Starts `count` worker processes and stops them (SIGSTOP) once they are ready, so a drain measures draining,
+ * not how long node takes to start a second process on the same cores.
  */
-async function drain(
-  pool: pg.Pool,
-  mark: string,
-  workers: number,
+async function startStopped(
+  count: number,
   env: Record<string, string>,
   children: BenchProcess[],
-): Promise<DrainRun> {
+): Promise<BenchProcess[]> {
   const started = await Promise.all(
-    Array.from({ length: workers }, () => startProcess('worker', env, children)),
+    Array.from({ length: count }, () => startProcess('worker', env, children)),
   );
+  for (const worker of started) worker.signalNode('SIGSTOP');
+  return started;
+}
+
+/**
+ * Lets the stopped worker processes go (SIGCONT, all at once) on the backlog above `mark` and waits until every
+ * marker is set. A consumer's rate is its events over the time from the first marker any consumer set (the
+ * workers began) to its own last marker, both read from the database clock.
+ */
+async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Promise<DrainRun> {
+  for (const worker of started) worker.signalNode('SIGCONT');
   let peakRssMb = 0;
   let waiting = 0;
   let active = 0;
@@ -326,6 +392,8 @@ async function startProcess(
   children: BenchProcess[],
 ): Promise<BenchProcess> {
   const log = path.join(tmpdir(), `stockroom-bench-pipeline-${role}-${children.length}.log`);
+  // A fresh log: a line left by an earlier run must not count as this process being ready.
+  writeFileSync(log, '');
   const profile =
     process.env.BENCH_CPU_PROF && role === 'worker'
       ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF} `

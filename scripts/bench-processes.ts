@@ -145,7 +145,7 @@ function groupAlive(pgid: number): boolean {
 }
 
 /** Every process of the tree rooted at `pid` (Linux /proc). */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -242,6 +242,8 @@ export interface LoadSpec {
   uniqueHeaders?: Record<string, string>;
   /** Requests per second over all connections (unset: as fast as the server answers). */
   rate?: number;
+  /** Send at `rate` evenly (scripts/bench-paced-load.ts) instead of autocannon's per-second quota. */
+  paced?: boolean;
   connections: number;
   seconds: number;
 }
@@ -268,7 +270,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise<LoadResult>((resolve, reject) => {
     execFile(
       path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
-      [path.join(REPO_ROOT, 'dist', 'scripts', 'bench-load.js'), `@${file}`],
+      [
+        path.join(REPO_ROOT, 'dist', 'scripts', spec.paced ? 'bench-paced-load.js' : 'bench-load.js'),
+        `@${file}`,
+      ],
       { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));

@@ -2,7 +2,12 @@ import type { Job } from 'bullmq';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../config/services.js';
 import type { OutboxConsumer } from '../domain/outbox/consumers.js';
-import { drainConsumer, type ConsumerBatch, type DrainResult } from '../domain/outbox/drain-consumer.js';
+import {
+  drainConsumer,
+  type ConsumerBatch,
+  type DrainResult,
+  type OneStatementBatch,
+} from '../domain/outbox/drain-consumer.js';
 import { ringDoorbells } from '../domain/outbox/publish-events.js';
 
 /**
@@ -17,12 +22,13 @@ export async function drainOnDoorbell(
   services: Services,
   consumer: OutboxConsumer,
   apply: ConsumerBatch,
-  options: { rebuildShared?: boolean } = {},
+  options: { rebuildShared?: boolean; oneStatement?: OneStatementBatch } = {},
 ): Promise<DrainResult> {
   await job.removeDeduplicationKey();
   const log = services.logger.child({ consumer: consumer.name, jobId: job.id });
   const result = await drainConsumer(em, consumer, apply, {
     rebuildShared: options.rebuildShared,
+    oneStatement: options.oneStatement,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
     onBatchError: (error, parts) =>
       log.warn({ err: error, parts }, 'batch failed; applying its partitions one item at a time'),

@@ -13,8 +13,13 @@ import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
 
-/** Doorbell jobs of one outbox consumer that one worker process runs at once. */
-const CONSUMER_CONCURRENCY = 2;
+/**
+ * Doorbell jobs of one outbox consumer that one worker process runs at once. One: a ring during a run queues
+ * one follow-up job, which then finds everything committed meanwhile (bigger batches, less CPU per event than
+ * two runs splitting a trickle). The analytics fold costs the most per event, so its backlog gets two.
+ */
+const CONSUMER_CONCURRENCY = 1;
+const ANALYTICS_CONCURRENCY = 2;
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
@@ -29,13 +34,12 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 
 /**
  * Per-queue worker options: a rebuild is heavy, one at a time per process. An outbox consumer's job drains
- * every partition it can lock, so two per process are enough to keep both cores busy while one waits on the
- * database; more processes take more partitions.
+ * every partition it can lock; the three consumers run side by side, and more processes take more partitions.
  */
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
-  analytics: { concurrency: CONSUMER_CONCURRENCY },
+  analytics: { concurrency: ANALYTICS_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
   // An import is one long transaction holding its rows' locks: one at a time per process.
   imports: { concurrency: 1 },

@@ -1,6 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markEventsDone, pendingEvents } from '../outbox/pending-events.js';
+import { markEventsDone, pendingIdsSql } from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
@@ -35,12 +35,24 @@ interface AlertState {
  */
 export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
   return async (sql, parts, limit, itemId) => {
-    const events = await pendingEvents(sql, ALERTS_CONSUMER, parts, limit, itemId);
+    const events = await pendingWithOpenAlerts(sql, parts, limit, itemId);
     if (events.length === 0) return 0;
     const stock = events.filter(e => e.type === STOCK_CHANGED);
     const current = new Map<string, AlertState>();
-    for (const a of await openAlerts(sql, [...new Set(stock.map(e => e.payload.itemId))]))
-      current.set(a.itemId, a);
+    for (const e of stock)
+      if (e.alert_id !== null && !current.has(e.payload.itemId))
+        current.set(e.payload.itemId, {
+          id: e.alert_id,
+          itemId: e.payload.itemId,
+          itemName: String(e.alert_item_name),
+          supplierId: null,
+          quantity: Number(e.alert_quantity),
+          minimumQuantity: Number(e.alert_minimum_quantity),
+          raisedAt: '',
+          openEventId: '',
+          closedAt: null,
+          closeEventId: null,
+        });
     const touched: AlertState[] = [...current.values()];
     for (const { id, payload: p } of stock) {
       const open = current.get(p.itemId);
@@ -80,54 +92,51 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
         current.delete(p.itemId);
       }
     }
-    await writeAlerts(sql, touched, webhookUrl, deliveries);
+    const opened = await writeAlerts(sql, touched, webhookUrl, deliveries);
+    // A batch that opened no webhook delivery has no effect outside PostgreSQL: it may commit asynchronously.
     await markEventsDone(
       sql,
       ALERTS_CONSUMER,
       events.map(e => e.id),
+      { asyncCommit: opened === 0 },
     );
     return events.length;
   };
 }
 
-async function openAlerts(sql: SqlRun, itemIds: string[]): Promise<AlertState[]> {
-  if (itemIds.length === 0) return [];
-  const rows = await sql<{
+/** Pending events in id order (at most `limit`), each with its item's open alert when there is one. */
+const PENDING_WITH_OPEN_ALERTS_SQL = `
+select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
+       a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
+  from (select e.id, e.type, e.payload from (${pendingIdsSql(ALERTS_CONSUMER, '$1::int[]', '$2', '$3')}) i
+          join outbox_event e on e.id = i.id) o
+  left join low_stock_alert a
+    on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
+ order by o.id`;
+
+async function pendingWithOpenAlerts(sql: SqlRun, parts: number[], limit: number, itemId?: string) {
+  return sql<{
     id: string;
-    item_id: string;
-    item_name: string;
-    quantity: number;
-    minimum_quantity: number;
-  }>(
-    `select id::text as id, item_id, item_name, quantity, minimum_quantity from low_stock_alert
-      where item_id = any($1::uuid[]) and closed_at is null`,
-    [itemIds],
-  );
-  return rows.map(r => ({
-    id: r.id,
-    itemId: r.item_id,
-    itemName: r.item_name,
-    supplierId: null,
-    quantity: r.quantity,
-    minimumQuantity: r.minimum_quantity,
-    raisedAt: '',
-    openEventId: '',
-    closedAt: null,
-    closeEventId: null,
-  }));
+    type: string;
+    payload: StockChangedPayload;
+    alert_id: string | null;
+    alert_item_name: string | null;
+    alert_quantity: number | null;
+    alert_minimum_quantity: number | null;
+  }>(PENDING_WITH_OPEN_ALERTS_SQL, [parts, limit, itemId ?? null]);
 }
 
 /**
  * Two statements: the alerts that were open get their final quantity (and close time); the new ones are
- * inserted in event order, each with its webhook delivery when a URL is configured. Updating first frees the
- * item's "one open alert" slot before a new alert of the same item takes it.
+ * inserted in event order, each with its webhook delivery when a URL is configured (returns how many deliveries).
+ * Updating first frees the item's "one open alert" slot before a new alert of the same item takes it.
  */
 async function writeAlerts(
   sql: SqlRun,
   alerts: AlertState[],
   webhookUrl: string | undefined,
   deliveries: string[],
-): Promise<void> {
+): Promise<number> {
   const existing = alerts.filter(a => a.id !== undefined);
   if (existing.length > 0)
     await sql(
@@ -150,7 +159,7 @@ async function writeAlerts(
       ],
     );
   const opened = alerts.filter(a => a.id === undefined);
-  if (opened.length === 0) return;
+  if (opened.length === 0) return 0;
   const rows = await sql<{ delivery_id: string | null }>(
     `with x as (
        select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
@@ -190,5 +199,7 @@ async function writeAlerts(
       webhookUrl ?? null,
     ],
   );
-  for (const r of rows) if (r.delivery_id) deliveries.push(r.delivery_id);
+  const created = rows.flatMap(r => (r.delivery_id ? [r.delivery_id] : []));
+  deliveries.push(...created);
+  return created.length;
 }

@@ -27,16 +27,15 @@ const SUPPLIER_TABLES = [
 ];
 
 /**
- * Adds day deltas (rows of `source` with `analytics_item_day` columns, already upserted there, a new row
- * starting from its pair's count before its day) to the running counts of every row of the pair from the
- * delta's day on (later days exist only when events arrive out of day order, so this touches the delta's own
- * rows in practice).
+ * Adds day deltas (rows of `source` with `analytics_item_day` columns, already upserted there with their own
+ * day's count included) to the running counts of every LATER row of the pair. Later days exist only when
+ * events arrive out of day order, so in practice this finds nothing to update.
  */
 export const runningCountsUpdate = (source: string) => `
   update analytics_item_day t set cum_entries = t.cum_entries + d.added
   from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
         from ${source}
-        join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day >= x.day
+        join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day > x.day
         group by 1, 2, 3) d
   where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`;
 

@@ -114,16 +114,18 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
   }
   if (days.length === 0) return;
   const daysJson = JSON.stringify(days);
-  // The item's own rows first. A new day row starts from the pair's running count before its day (the
-  // statement's snapshot does not see its own inserts); runningCountsUpdate then adds every delta from its day on.
+  // The item's own rows first, each with its own day's entries in its running count: a new day row starts from
+  // the pair's running count before its day (the statement's snapshot does not see its own inserts), an existing
+  // one adds them; runningCountsUpdate then adds every delta to the pair's later days (one update per row, not two).
   await sql(
     `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
      select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
-            coalesce((select p.cum_entries from analytics_item_day p
+            x.entries + coalesce((select p.cum_entries from analytics_item_day p
                       where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
                       order by p.day desc limit 1), 0)
      from ${dayRows('$1')}
      on conflict (item_id, day, supplier_key) do update set
+     cum_entries = analytics_item_day.cum_entries + excluded.entries,
      ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
      ${LATEST.map(
        c =>

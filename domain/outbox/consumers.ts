@@ -26,6 +26,13 @@ export interface OutboxConsumer {
    * by all items of a supplier), so it takes more per transaction.
    */
   partitionsPerBatch: number;
+  /**
+   * Its transactions commit without waiting for the WAL flush (`synchronous_commit = off` for them alone): for a
+   * consumer whose effects stay inside PostgreSQL. A PostgreSQL crash can then lose its last few hundred ms of
+   * commits, but effect and marker are lost together (one transaction), so those events are simply pending
+   * again and applied once more. Not for the alerts, whose webhooks leave the database after commit.
+   */
+  asyncCommit: boolean;
 }
 
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
@@ -36,6 +43,7 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   lockNamespace: 740010,
   firstPartition: 0,
   partitionsPerBatch: 4,
+  asyncCommit: true,
 };
 
 /** Folds stock events into the analytics rollups (domain/analytics/fold-pending-events.ts). */
@@ -47,6 +55,7 @@ export const ANALYTICS_CONSUMER: OutboxConsumer = {
   lockNamespace: 740011,
   firstPartition: 5,
   partitionsPerBatch: 8,
+  asyncCommit: true,
 };
 
 /** Opens and closes low-stock alerts and their webhook deliveries (domain/alerts/evaluate-low-stock.ts). */
@@ -58,6 +67,7 @@ export const ALERTS_CONSUMER: OutboxConsumer = {
   lockNamespace: 740012,
   firstPartition: 11,
   partitionsPerBatch: 4,
+  asyncCommit: false,
 };
 
 /** Every consumer: the API rings each one's doorbell after commit, the sweeper each one still pending. */

@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED } from '../analytics/locks.js';
-import { nativePool, nativeTransaction, type SqlRun } from '../shared/native-transaction.js';
+import { nativePool, nativeTransaction, statementName, type SqlRun } from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
 
 /** Events per consumer transaction (an item's events may be split across batches; they stay in id order). */
-export const CONSUMER_BATCH = 1000;
+export const CONSUMER_BATCH = 250;
 
 /**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
@@ -25,6 +25,8 @@ export interface DrainOptions {
   onBatchError?: (error: unknown, parts: number[]) => void;
   /** Called for every item whose events cannot be applied (they stay pending, in order). */
   onPoison?: (error: unknown, part: number, itemId: string) => void;
+  /** The consumer's batch as one statement (its fast path; `apply` stays the fallback of a failed one). */
+  oneStatement?: OneStatementBatch;
 }
 
 export interface DrainResult {
@@ -35,12 +37,30 @@ export interface DrainResult {
 }
 
 /**
+ * A batch that takes its partitions itself in ONE autocommit statement (the statement is its transaction, so
+ * the advisory locks it takes last until its commit): `take` is the partition-taking select (a CTE with a
+ * `part` column; its parameters are $1-$3) and $4 the batch size. Returns the partitions it took and how many
+ * events it applied. One round trip per batch instead of four (begin, take, apply, commit).
+ */
+export type OneStatementBatch = (
+  run: SqlRun,
+  take: string,
+  params: unknown[],
+  limit: number,
+) => Promise<{ parts: number[]; applied: number }>;
+
+/**
  * Drains one consumer: takes the partitions (a few at a time) that have pending events and that no other
  * process is applying (`pg_try_advisory_xact_lock`), applies one batch of their events and commits, and so on
  * until no partition it can take has anything pending. Several runs (jobs in this or other worker processes)
  * share the partitions; an item's events stay in one partition, so they always apply in id order (for one item
  * the write path's row lock makes ids follow commit order). A batch that fails falls back to one transaction
  * per item of its partitions, so one bad event stalls only its own item.
+ *
+ * When a batch was not full and took fewer partitions than it could, it saw everything pending that it could
+ * take; the run then ends after one last look at its own partitions (events committed there while it held them
+ * were skipped by the runs their doorbells woke). Partitions other runs held are theirs to look at again, and
+ * every later event rings a doorbell of its own, so nothing waits for the sweeper.
  */
 export async function drainConsumer(
   em: EntityManager,
@@ -51,33 +71,75 @@ export async function drainConsumer(
   const batchSize = options.batchSize ?? CONSUMER_BATCH;
   const result: DrainResult = { applied: 0, batches: 0, failed: 0 };
   const poisoned: number[] = [];
+  let oneStatement = options.oneStatement;
   for (;;) {
     const taken: { parts: number[] } = { parts: [] };
+    let n: number;
     try {
-      const n = await nativeTransaction(em, async sql => {
-        taken.parts = await takePendingPartitions(sql, consumer, poisoned, options.rebuildShared === true);
-        return taken.parts.length === 0 ? null : apply(sql, taken.parts, batchSize);
-      });
-      if (n === null) return result;
-      result.applied += n;
-      result.batches += 1;
-      if (n >= batchSize) options.onBacklog?.();
+      if (oneStatement) {
+        ({ parts: taken.parts, applied: n } = await oneStatement(
+          await poolSql(em),
+          takePartitionsSql(consumer, options.rebuildShared === true),
+          [consumer.firstPartition, poisoned, consumer.lockNamespace],
+          batchSize,
+        ));
+      } else {
+        n = await nativeTransaction(em, async sql => {
+          taken.parts = await takePendingPartitions(sql, consumer, poisoned, options.rebuildShared === true);
+          return taken.parts.length === 0 ? 0 : apply(sql, taken.parts, batchSize);
+        });
+      }
     } catch (error) {
+      if (oneStatement) {
+        // The statement does not say which partitions it took: find out the way every other consumer works.
+        oneStatement = undefined;
+        continue;
+      }
       if (taken.parts.length === 0) throw error;
       poisoned.push(...taken.parts);
       options.onBatchError?.(error, taken.parts);
       for (const part of taken.parts)
         await applyItemByItem(em, consumer, apply, part, batchSize, options, result);
+      continue;
     }
+    if (taken.parts.length === 0) return result;
+    result.applied += n;
+    result.batches += 1;
+    if (n >= batchSize) options.onBacklog?.();
+    else if (
+      taken.parts.length < consumer.partitionsPerBatch &&
+      !(await anyPending(em, consumer, taken.parts))
+    )
+      return result;
   }
+}
+
+/** Runs statements on the pool, each in its own (implicit) transaction. */
+async function poolSql(em: EntityManager): Promise<SqlRun> {
+  const pool = await nativePool(em);
+  return async <R>(text: string, values: unknown[] = []) =>
+    (await pool.query({ name: statementName(text), text, values })).rows as R[];
+}
+
+/** Whether any event of the partitions is pending for the consumer (one autocommit statement). */
+async function anyPending(em: EntityManager, consumer: OutboxConsumer, parts: number[]): Promise<boolean> {
+  const [row] = await (
+    await poolSql(em)
+  )<{ pending: boolean }>(
+    `select exists (select 1 from outbox_event where part = any($1::int[]) and ${consumer.marker} is null) as pending`,
+    [parts],
+  );
+  return row.pending;
 }
 
 /**
  * The partitions with pending events that this transaction could lock (at most `partitionsPerBatch`). Starts at
  * the consumer's first partition (concurrent runs of one consumer skip each other's locked partitions, so they
- * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events,
- * and LIMIT stops once it holds enough (the locks are held until commit). With `rebuildShared` the same
- * statement takes the rebuild lock shared (one round trip; it is held before the batch reads anything).
+ * spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events (a
+ * LATERAL probe of one index entry per partition: an EXISTS may be planned as one pass over the whole pending
+ * index, all of a backlog), and LIMIT stops once it holds enough (the locks are held until commit). The same
+ * statement takes the rebuild lock shared when asked and sets the commit mode (one round trip; the lock is held
+ * before the batch reads anything).
  */
 async function takePendingPartitions(
   sql: SqlRun,
@@ -85,18 +147,34 @@ async function takePendingPartitions(
   exclude: number[],
   rebuildShared: boolean,
 ): Promise<number[]> {
-  const rows = await sql<{ part: number }>(
-    `with r as materialized (select ${rebuildShared ? REBUILD_LOCK_SHARED : '1'})
-     select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
-                              from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
-      where p.part <> all($2::int[])
-        and case when exists (select 1 from outbox_event o where o.part = p.part and o.${consumer.marker} is null)
-                 then pg_try_advisory_xact_lock($3::int, p.part) else false end
-      limit ${consumer.partitionsPerBatch}`,
-    [consumer.firstPartition, exclude, consumer.lockNamespace],
-  );
+  const rows = await sql<{ part: number }>(takePartitionsSql(consumer, rebuildShared), [
+    consumer.firstPartition,
+    exclude,
+    consumer.lockNamespace,
+  ]);
   return rows.map(row => Number(row.part));
 }
+
+/** The select of takePendingPartitions: $1 the first partition, $2 the partitions to skip, $3 the lock namespace. */
+const takePartitionsSql = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
+  `with r as materialized (select ${transactionSettings(consumer, rebuildShared)})
+   select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
+                            from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
+     left join lateral (select true as pending from outbox_event o
+                         where o.part = p.part and o.${consumer.marker} is null limit 1) x on true
+    where p.part <> all($2::int[])
+      and case when x.pending then pg_try_advisory_xact_lock($3::int, p.part) else false end
+    limit ${consumer.partitionsPerBatch}`;
+
+/**
+ * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared
+ * when asked, and the consumer's commit mode (`asyncCommit`).
+ */
+const transactionSettings = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
+  [
+    rebuildShared ? REBUILD_LOCK_SHARED : '1',
+    ...(consumer.asyncCommit ? ["set_config('synchronous_commit', 'off', true)"] : []),
+  ].join(', ');
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(
@@ -118,7 +196,7 @@ async function applyItemByItem(
     try {
       for (;;) {
         const n = await nativeTransaction(em, async sql => {
-          if (options.rebuildShared) await sql(`select ${REBUILD_LOCK_SHARED}`);
+          await sql(`select ${transactionSettings(consumer, options.rebuildShared === true)}`);
           await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
           return apply(sql, [part], batchSize, itemId);
         });

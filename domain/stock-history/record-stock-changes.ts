@@ -1,22 +1,28 @@
 import { STOCK_CHANGED } from '../outbox/events.js';
-import type { ConsumerBatch } from '../outbox/drain-consumer.js';
+import { STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
+import { pendingIdsSql, stillPending } from '../outbox/pending-events.js';
+import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.js';
 
 /**
- * The stock-history consumer's batch, ONE statement: the oldest pending events of a partition get their marker
- * and one history entry each, in id order, with the per-event content of the outbox payload. Only the events
- * this statement itself marked are inserted, and the unique outbox_event_id makes any repeat a no-op, so an
- * event is recorded exactly once whatever crashes or duplicate runs happen. The rows are locked in id order (the
- * other consumers mark the same rows the same way, so they wait on each other but never deadlock).
+ * The stock-history consumer's batch as ONE statement: the oldest pending events of the partitions `parts` (a
+ * select with a `part` column) get their marker and one history entry each, in id order, with the per-event
+ * content of the outbox payload. Only the events this statement itself marked are inserted, and the unique
+ * outbox_event_id makes any repeat a no-op, so an event is recorded exactly once whatever crashes or duplicate
+ * runs happen. The rows are locked in id order (the other consumers mark the same rows the same way, so they
+ * wait on each other but never deadlock); a row another run marked after this statement's snapshot is re-checked
+ * when it is locked and skipped.
  */
-const RECORD_SQL = `
-with ev as (
-  select id, type, payload, created_at from outbox_event
-   where part = any($1::int[]) and history_done_at is null and ($3::text is null or aggregate_id = $3)
-   order by id limit $2
-   for update
+const recordSql = (parts: string, limit: string, itemId: string) => `
+with parts as materialized (${parts}), ev as (
+  select e.id, e.type, e.payload, e.created_at
+    from (${pendingIdsSql(STOCK_HISTORY_CONSUMER, '(select array_agg(part) from parts)', limit, itemId)}) i
+    join outbox_event e on e.id = i.id
+   where ${stillPending(STOCK_HISTORY_CONSUMER, 'e')}
+   order by e.id
+   for update of e
 ), marked as (
   update outbox_event o set history_done_at = clock_timestamp()
-    from ev where o.id = ev.id and o.history_done_at is null
+    from ev where o.id = ev.id and ${stillPending(STOCK_HISTORY_CONSUMER, 'o')}
   returning o.id
 ), ins as (
   insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
@@ -31,9 +37,18 @@ with ev as (
   order by ev.id
   on conflict (outbox_event_id) do nothing
 )
-select count(*)::integer as n from marked`;
+select (select coalesce(array_agg(part), '{}') from parts) as parts, (select count(*) from marked)::integer as n`;
+
+/** In the caller's transaction, which holds the partitions (the fallback of a failed batch, one item at a time). */
+const RECORD_SQL = recordSql('select unnest($1::int[]) as part', '$2', '$3');
 
 export const recordStockChanges: ConsumerBatch = async (sql, parts, limit, itemId) => {
   const [row] = await sql<{ n: number }>(RECORD_SQL, [parts, limit, itemId ?? null]);
   return Number(row.n);
+};
+
+/** The fast path: the statement takes its partitions itself and is its own transaction. */
+export const recordStockChangesAlone: OneStatementBatch = async (run, take, params, limit) => {
+  const [row] = await run<{ parts: number[]; n: number }>(recordSql(take, '$4', 'null'), [...params, limit]);
+  return { parts: row.parts.map(Number), applied: Number(row.n) };
 };
