@@ -27,7 +27,8 @@ import {
  * - the bare baseline (scripts/bench-bare.ts: Express 5 + pg, the same SQL);
  * - the load generator (scripts/bench-load.ts: autocannon), one child process per run.
  * After a warm-up it runs BENCH_ROUNDS (>= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
- * GET /api/inventory/{id} and PATCH /api/inventory/{id}/quantity, then the PATCH with an Idempotency-Key, and
+ * GET /api/inventory/{id}, PATCH /api/inventory/{id}/quantity with the worker draining its events, the PATCH
+ * with an Idempotency-Key, the PATCH again with the worker paused (the request path alone), and
  * prints each round, the median ratios, p99 latencies and the RSS of every process tree (idle, end of the read
  * load, worker while draining the write backlog). BENCH_SOAK_MINUTES=n (or `npm run bench:soak`) runs a
  * sustained read + write load instead and prints the web RSS every minute.
@@ -92,8 +93,6 @@ export async function benchInventory(): Promise<void> {
       waitUntilServing(bare, `${theirs}/api/health`),
       waitForLogLine(worker, log('worker'), '"workers started"'),
     ]);
-    // BENCH_STOP_WORKER=1: the worker process paused (SIGSTOP) during the loads: the web side alone.
-    if (process.env.BENCH_STOP_WORKER) worker.signalNode('SIGSTOP');
     await pause(3000);
     const idle = { web: web.rss(), worker: worker.rss(), bare: bare.rss() };
     console.log(
@@ -134,14 +133,17 @@ export async function benchInventory(): Promise<void> {
               void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
             },
           });
-    const write =
+    // The write path twice: with the worker draining the events on the same cores (the whole system), and
+    // the request path alone (the worker process paused: the bare side has no pipeline to feed).
+    const writeSides = {
+      ours: { url: ours, paths: patchPaths, headers, method: 'PATCH' as const, connections },
+      bare: { url: theirs, paths: patchPaths, method: 'PATCH' as const, connections },
+      servers: { ours: web, bare },
+    };
+    const writeDraining =
       only === 'read'
         ? none
-        : await compare('PATCH /api/inventory/{id}/quantity', rounds, seconds, {
-            ours: { url: ours, paths: patchPaths, headers, method: 'PATCH', connections },
-            bare: { url: theirs, paths: patchPaths, method: 'PATCH', connections },
-            servers: { ours: web, bare },
-          });
+        : await compare('PATCH /api/inventory/{id}/quantity (worker draining)', rounds, seconds, writeSides);
     const idempotent: LoadResult[] = [];
     for (let round = 1; round <= (only ? 0 : rounds); round++) {
       const result = await measured(
@@ -159,24 +161,41 @@ export async function benchInventory(): Promise<void> {
       idempotent.push(result);
       console.log(`  round ${round}: stockroom with Idempotency-Key ${describe(result)}`);
     }
+    // Last, so the worker resumes with the paused rounds' events as a backlog to drain (its RSS below).
+    let write = none;
+    if (only !== 'read') {
+      worker.signalNode('SIGSTOP');
+      try {
+        write = await compare(
+          'PATCH /api/inventory/{id}/quantity (worker paused)',
+          rounds,
+          seconds,
+          writeSides,
+        );
+      } finally {
+        worker.signalNode('SIGCONT');
+      }
+    }
     const drained = await drainBacklog(db, sampler);
 
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const bareWrite = median(write.bare.map(r => r.rate));
+    const bareWrite = median(writeDraining.bare.map(r => r.rate));
     console.log('\n## Summary (medians)');
     const summary = [];
     if (read.ours.length > 0) summary.push(row('GET item', read.ours, read.bare));
-    if (write.ours.length > 0) summary.push(row('PATCH quantity', write.ours, write.bare));
-    if (idempotent.length > 0 && write.bare.length > 0)
+    if (write.ours.length > 0) summary.push(row('PATCH quantity, worker paused', write.ours, write.bare));
+    if (writeDraining.ours.length > 0)
+      summary.push(row('PATCH quantity, worker draining', writeDraining.ours, writeDraining.bare));
+    if (idempotent.length > 0 && writeDraining.bare.length > 0)
       summary.push({
         path: 'PATCH + Idempotency-Key',
         'stockroom req/s': Math.round(median(idempotent.map(r => r.rate))),
         'bare req/s': Math.round(bareWrite),
         ratio: (median(idempotent.map(r => r.rate)) / bareWrite).toFixed(2),
         'stockroom p99 ms': median(idempotent.map(r => r.p99)),
-        'bare p99 ms': median(write.bare.map(r => r.p99)),
+        'bare p99 ms': median(writeDraining.bare.map(r => r.p99)),
         'stockroom cpu µs/req': median(idempotent.map(r => r.cpuUs ?? 0)),
-        'bare cpu µs/req': median(write.bare.map(r => r.cpuUs ?? 0)),
+        'bare cpu µs/req': median(writeDraining.bare.map(r => r.cpuUs ?? 0)),
       });
     console.table(summary);
     // Each side's RSS at the end of its OWN read load (the last round of each).
@@ -209,7 +228,7 @@ export async function benchInventory(): Promise<void> {
     );
   } finally {
     sampler.stop();
-    if (process.env.BENCH_STOP_WORKER) processes.find(p => p.name === 'worker')?.signalNode('SIGCONT');
+    processes.find(p => p.name === 'worker')?.signalNode('SIGCONT');
     await Promise.all(processes.map(p => p.stop()));
     await db.end();
   }
