@@ -11,7 +11,14 @@ export function language(instance: i18n) {
   const translators = new Map<string, TFunction>();
   const fallback = 'en';
   return (req: Request, res: Response, next: NextFunction) => {
-    const detected = instance.services.languageDetector?.detect(req, res) as string | string[] | undefined;
+    // Nothing to detect from (no ?lang=, no cookie, no Accept-Language): the fallback, without the detector.
+    const silent =
+      req.query.lang === undefined &&
+      req.headers.cookie === undefined &&
+      req.headers['accept-language'] === undefined;
+    const detected = silent
+      ? undefined
+      : (instance.services.languageDetector?.detect(req, res) as string | string[] | undefined);
     const codes = (Array.isArray(detected) ? detected : detected ? [detected] : []).filter(Boolean);
     const lng =
       (codes.length > 0 && instance.services.languageUtils.getBestMatchFromCodes(codes)) || fallback;

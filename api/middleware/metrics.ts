@@ -12,15 +12,21 @@ export function createMetrics() {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  // One labelled child per method, route and status, looked up by a string key (prom-client would hash the
+  // label object of every observation).
+  const children = new Map<string, { observe(seconds: number): void }>();
   const observe = (req: Request, res: Response, next: NextFunction) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path;
-      end({
-        method: req.method,
-        route: route ? `${req.baseUrl}${route}` : 'unmatched',
-        status_code: res.statusCode,
-      });
+    const started = performance.now();
+    res.once('finish', () => {
+      const path = (req.route as { path?: string } | undefined)?.path;
+      const route = path ? `${req.baseUrl}${path}` : 'unmatched';
+      const key = `${req.method} ${res.statusCode} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = duration.labels({ method: req.method, route, status_code: res.statusCode });
+        children.set(key, child);
+      }
+      child.observe((performance.now() - started) / 1000);
     });
     next();
   };

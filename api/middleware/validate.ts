@@ -11,11 +11,17 @@ type InputPart = 'params' | 'query' | 'body';
  * merged into what an earlier call validated, is the handler's input.
  */
 export function validateInput(route: RouteDefinition, parts: InputPart[] = ['params', 'query', 'body']) {
+  // The validation options bound to each schema once (joi merges options given to validate() on every call).
+  const schemas = {
+    params: route.request?.params?.prefs(JOI_OPTIONS),
+    query: route.request?.query?.prefs(JOI_OPTIONS),
+    body: route.request?.body?.prefs(JOI_OPTIONS),
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const input: ValidatedInput = res.locals.input ?? { params: {}, query: {}, body: undefined };
     const errors: FieldError[] = [];
     for (const part of parts) {
-      const schema = route.request?.[part];
+      const schema = schemas[part];
       const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (!schema) {
         input[part] = part === 'body' ? req.body : raw;
@@ -25,7 +31,7 @@ export function validateInput(route: RouteDefinition, parts: InputPart[] = ['par
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;
       }
-      const { value, error } = schema.validate(raw, JOI_OPTIONS);
+      const { value, error } = schema.validate(raw);
       if (error) errors.push(...error.details.map(d => toFieldError(d, key => req.i18n.exists(key))));
       else input[part] = value;
     }
