@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '../../config/redact-url.js';
+import { lazyRequestProperty } from '../lazy-request-property.js';
 
 /** What a request's log records say about it: the URL with the values of sensitive query parameters redacted. */
 export const requestLogFields = (req: Request) => ({
@@ -18,25 +19,10 @@ export function requestLog(logger: Logger) {
   // The completion record holds only the fields above (the URL already redacted), never headers or bodies:
   // it is written without pino's path redaction, which copied every record (~6% of a read's allocations).
   const access = logger.child({}, { redact: { paths: [] } });
-  const child = Symbol('request logger');
-  const prototypes = new WeakSet<object>();
+  const withLog = lazyRequestProperty('log', req => logger.child({ req: requestLogFields(req) }));
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
-    // `req.log` as an accessor on the app's request prototype, defined once (not a property and two
-    // closures per request): the child logger is made on first use and kept on the request.
-    const prototype = Object.getPrototypeOf(req) as object;
-    if (!prototypes.has(prototype)) {
-      prototypes.add(prototype);
-      Object.defineProperty(prototype, 'log', {
-        configurable: true,
-        get(this: Request & { [child]?: Logger }) {
-          return (this[child] ??= logger.child({ req: requestLogFields(this) }));
-        },
-        set(this: Request & { [child]?: Logger }, value: Logger) {
-          this[child] = value;
-        },
-      });
-    }
+    withLog(req);
     res.once('close', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!access.isLevelEnabled(level)) return;

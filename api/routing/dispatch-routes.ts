@@ -5,7 +5,7 @@ import { authorize, isWrite } from '../middleware/authorize.js';
 import { retryTransactionConflicts } from './retry-transaction-conflicts.js';
 import { validateInput } from '../middleware/validate.js';
 import type { ValidatedInput } from '../request-context.js';
-import { routeTable } from './route-table.js';
+import { routeTable, type Method } from './route-table.js';
 
 /**
  * The routes as one middleware (a radix-tree lookup, see route-table.ts), each route running: error style ->
@@ -35,7 +35,7 @@ export function dispatchRoutes(routes: RouteDefinition[], config: Config): Reque
           ]
         : [validateInput(route)];
       return {
-        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+        method: route.method.toUpperCase() as Method,
         path: route.path,
         chain: [style, authorize(route, config), ...validate, run] as RequestHandler[],
       };

@@ -8,7 +8,7 @@ export interface RouteEntry {
   chain: RequestHandler[];
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A path that cannot be decoded: 400 (as Express answers a parameter it cannot decode), never a 404 or 500. */
 const badUrl = () => Object.assign(new Error('Failed to decode the request path'), { status: 400 });
