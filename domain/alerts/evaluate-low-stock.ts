@@ -1,6 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markEventsDone, pendingIdsSql } from '../outbox/pending-events.js';
+import { markEventsDone, pendingEventsSql } from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
@@ -108,8 +108,7 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
 const PENDING_WITH_OPEN_ALERTS_SQL = `
 select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
-  from (select e.id, e.type, e.payload from (${pendingIdsSql(ALERTS_CONSUMER, '$1::int[]', '$2', '$3')}) i
-          join outbox_event e on e.id = i.id) o
+  from (${pendingEventsSql(ALERTS_CONSUMER, '$1::int[]', '$2', '$3')}) o
   left join low_stock_alert a
     on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
  order by o.id`;

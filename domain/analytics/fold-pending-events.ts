@@ -1,6 +1,6 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER } from '../outbox/consumers.js';
-import { markEventsDone, pendingIdsSql } from '../outbox/pending-events.js';
+import { markEventsDone, pendingEventsSql } from '../outbox/pending-events.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
@@ -29,8 +29,7 @@ type FoldState = Parameters<typeof foldItemEvents>[0];
  */
 const PENDING_WITH_STATE_SQL = `
 select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
-  from (select e.id, e.type, e.payload from (${pendingIdsSql(ANALYTICS_CONSUMER, '$1::int[]', '$2', '$3')}) i
-          join outbox_event e on e.id = i.id) o
+  from (${pendingEventsSql(ANALYTICS_CONSUMER, '$1::int[]', '$2', '$3')}) o
   left join analytics_item s on o.type = '${STOCK_CHANGED}' and s.item_id = (o.payload->>'itemId')::uuid
  order by o.id`;
 

@@ -35,6 +35,9 @@ export interface OutboxConsumer {
   asyncCommit: boolean;
 }
 
+/** A select-list expression: the current transaction commits without waiting for the WAL flush (asyncCommit). */
+export const ASYNC_COMMIT_SQL = "set_config('synchronous_commit', 'off', true)";
+
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   name: 'stock-history',
   marker: 'history_done_at',

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OutboxConsumer } from './consumers.js';
+import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED } from '../analytics/locks.js';
-import { nativePool, nativeTransaction, statementName, type SqlRun } from '../shared/native-transaction.js';
+import { nativePool, nativeTransaction, poolRun, type SqlRun } from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -78,7 +78,7 @@ export async function drainConsumer(
     try {
       if (oneStatement) {
         ({ parts: taken.parts, applied: n } = await oneStatement(
-          await poolSql(em),
+          await poolRun(em),
           takePartitionsSql(consumer, options.rebuildShared === true),
           [consumer.firstPartition, poisoned, consumer.lockNamespace],
           batchSize,
@@ -114,17 +114,10 @@ export async function drainConsumer(
   }
 }
 
-/** Runs statements on the pool, each in its own (implicit) transaction. */
-async function poolSql(em: EntityManager): Promise<SqlRun> {
-  const pool = await nativePool(em);
-  return async <R>(text: string, values: unknown[] = []) =>
-    (await pool.query({ name: statementName(text), text, values })).rows as R[];
-}
-
 /** Whether any event of the partitions is pending for the consumer (one autocommit statement). */
 async function anyPending(em: EntityManager, consumer: OutboxConsumer, parts: number[]): Promise<boolean> {
   const [row] = await (
-    await poolSql(em)
+    await poolRun(em)
   )<{ pending: boolean }>(
     `select exists (select 1 from outbox_event where part = any($1::int[]) and ${consumer.marker} is null) as pending`,
     [parts],
@@ -171,10 +164,7 @@ const takePartitionsSql = (consumer: OutboxConsumer, rebuildShared: boolean): st
  * when asked, and the consumer's commit mode (`asyncCommit`).
  */
 const transactionSettings = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
-  [
-    rebuildShared ? REBUILD_LOCK_SHARED : '1',
-    ...(consumer.asyncCommit ? ["set_config('synchronous_commit', 'off', true)"] : []),
-  ].join(', ');
+  [rebuildShared ? REBUILD_LOCK_SHARED : '1', ...(consumer.asyncCommit ? [ASYNC_COMMIT_SQL] : [])].join(', ');
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(

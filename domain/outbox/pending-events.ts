@@ -1,5 +1,5 @@
 import type { SqlRun } from '../shared/native-transaction.js';
-import type { OutboxConsumer } from './consumers.js';
+import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
 
 /*
  * How a consumer batch marks its events: it reads the pending events of the partitions it holds (a plain read,
@@ -25,6 +25,16 @@ export const pendingIdsSql = (
                where part = p.part and ${consumer.marker} is null and (${itemId}::text is null or aggregate_id = ${itemId})
                order by id limit ${limit}) q
     order by q.id limit ${limit}`;
+
+/** The same events as rows `id, type, payload` (a subquery for a consumer's batch read), in no particular order. */
+export const pendingEventsSql = (
+  consumer: OutboxConsumer,
+  parts: string,
+  limit: string,
+  itemId: string,
+): string =>
+  `select e.id, e.type, e.payload from (${pendingIdsSql(consumer, parts, limit, itemId)}) i
+     join outbox_event e on e.id = i.id`;
 
 /**
  * "`alias`'s row is still pending for the consumer", for a row looked up by id. Written so that PostgreSQL cannot
@@ -60,7 +70,7 @@ export async function markEventsDone(
   if (ids.length === 0) return;
   const rows = await sql<{ n: string }>(
     `with marked as (${markDoneStatement(consumer, '$1')})
-     select count(*) as n${options.asyncCommit ? ", set_config('synchronous_commit', 'off', true)" : ''} from marked`,
+     select count(*) as n${options.asyncCommit ? `, ${ASYNC_COMMIT_SQL}` : ''} from marked`,
     [ids],
   );
   if (Number(rows[0].n) !== ids.length)

@@ -33,6 +33,17 @@ export function nativePool(em: EntityManager): Promise<pg.Pool> {
   return pool;
 }
 
+/** Statements as named prepared statements on a pool (each its own implicit transaction) or one connection. */
+const preparedRun =
+  (queryable: pg.Pool | pg.PoolClient): SqlRun =>
+  async <R>(text: string, values: unknown[] = []) =>
+    (await queryable.query({ name: statementName(text), text, values })).rows as R[];
+
+/** Statements straight on the ORM's pool, each in its own (implicit) transaction. */
+export async function poolRun(em: EntityManager): Promise<SqlRun> {
+  return preparedRun(await nativePool(em));
+}
+
 /**
  * A transaction straight on a connection of the ORM's pool, with bound parameters: for the outbox consumers,
  * which run a handful of set-based statements per batch many times a second and need none of the ORM's
@@ -44,10 +55,7 @@ export async function nativeTransaction<T>(em: EntityManager, work: (sql: SqlRun
   let broken = false;
   try {
     await client.query('begin');
-    const result = await work(
-      async <R>(text: string, values: unknown[] = []) =>
-        (await client.query({ name: statementName(text), text, values })).rows as R[],
-    );
+    const result = await work(preparedRun(client));
     await client.query('commit');
     return result;
   } catch (error) {

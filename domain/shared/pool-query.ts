@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { nativePool, statementName } from './native-transaction.js';
+import { poolRun } from './native-transaction.js';
 
 const numbered = new Map<string, string>();
 
@@ -16,14 +16,13 @@ function withNumberedParams(sql: string): string {
 
 /**
  * One statement of a hot request path, straight on the ORM's own `pg` pool (same connections, same type
- * parsers) with bound parameters, as a prepared statement: none of the ORM's client-side formatting and query logging. Inside a
- * transaction the statement must run on the transaction's connection, so it goes through the EntityManager.
+ * parsers) with bound parameters, as a prepared statement: none of the ORM's client-side formatting and query
+ * logging. Inside a transaction the statement must run on the transaction's connection, so it goes through the
+ * EntityManager.
  * Errors are the driver's (translateDbError maps both kinds).
  */
 export async function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
-  const text = withNumberedParams(sql);
   // A named statement: each connection parses and plans it once (less PostgreSQL CPU per request).
-  const result = await (await nativePool(em)).query({ name: statementName(text), text, values: params });
-  return result.rows as T[];
+  return (await poolRun(em))<T>(withNumberedParams(sql), params);
 }
