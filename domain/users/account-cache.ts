@@ -42,32 +42,39 @@ export class AccountCache {
 
   /** The cached account named `username`, without waiting (undefined on a miss or while not listening). */
   cachedByUsername(username: string): UserRow | undefined {
-    return this.listening ? this.byName.get(username) : undefined;
+    return this.cached(this.byName, username);
   }
 
   /** The current account named `username` (a token's `sub`); `em` is called only on a miss. */
   async byUsername(em: () => EntityManager, username: string): Promise<UserRow | undefined> {
-    this.ensureStarted();
-    if (this.listening) {
-      const hit = this.byName.get(username);
-      if (hit) return hit;
-    }
-    const generation = this.generation;
-    const user = await findUserByUsername(em(), username);
-    if (user && this.listening && generation === this.generation) this.store(user, username);
-    return user;
+    return this.lookup(this.byName, username, () => findUserByUsername(em(), username), username);
   }
 
   /** The current account with id `id` (a session's user). */
   async byUserId(em: () => EntityManager, id: number): Promise<UserRow | undefined> {
+    return this.lookup(this.byId, id, () => findUserById(em(), id));
+  }
+
+  private cached<K>(entries: Map<K, UserRow>, key: K): UserRow | undefined {
+    return this.listening ? entries.get(key) : undefined;
+  }
+
+  /**
+   * From memory while the change feed is connected, else loaded; a loaded account is remembered only when no
+   * change arrived (and the feed stayed up) while it was being read.
+   */
+  private async lookup<K>(
+    entries: Map<K, UserRow>,
+    key: K,
+    load: () => Promise<UserRow | undefined>,
+    username?: string,
+  ): Promise<UserRow | undefined> {
     this.ensureStarted();
-    if (this.listening) {
-      const hit = this.byId.get(id);
-      if (hit) return hit;
-    }
+    const hit = this.cached(entries, key);
+    if (hit) return hit;
     const generation = this.generation;
-    const user = await findUserById(em(), id);
-    if (user && this.listening && generation === this.generation) this.store(user);
+    const user = await load();
+    if (user && this.listening && generation === this.generation) this.store(user, username);
     return user;
   }
 
