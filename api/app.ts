@@ -2,7 +2,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import cors from 'cors';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
-import { requestLog } from './middleware/request-log.js';
+import { accessLog, requestLogger } from './middleware/request-log.js';
+import { onResponseDone } from './middleware/on-response-done.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
@@ -54,8 +55,8 @@ export function createApp(services: Services): BuiltApp {
   app.use(
     chainOf([
       correlationId,
-      metrics.observe,
-      requestLog(logger),
+      onResponseDone([metrics.observe, accessLog(logger)]),
+      requestLogger(logger),
       securityHeaders({ hsts: { maxAge: 31536000, includeSubDomains: true } }),
       cors({
         // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { createDatabases } from './create-databases.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { runScript } from './run-script.js';
+import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
 import {
   mb,
   runRelease,
@@ -73,19 +74,37 @@ export async function benchInventory(): Promise<void> {
       log('web'),
     );
     const worker = startProcfileProcess('worker', env, log('worker'));
-    const bare = startShellProcess(
-      'bare',
-      'node dist/scripts/bench-bare.js',
-      {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        PORT: String(barePort),
-        DB_POOL_MAX: '10',
-        // BENCH_BARE_NODE_OPTIONS: the same, for the bare baseline (compare profiles).
-        ...(process.env.BENCH_BARE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_BARE_NODE_OPTIONS } : {}),
-      },
-      log('bare'),
-    );
+    // BENCH_BARE_COMMAND: an A/B run of two Stockroom builds. The baseline side runs this command instead of
+    // the bare server (e.g. another checkout's web line, `cd /tmp/old && node ... dist/scripts/start-all.js
+    // --web`) with Stockroom's environment on the baseline's port.
+    const abCommand = process.env.BENCH_BARE_COMMAND;
+    const bare = abCommand
+      ? startShellProcess(
+          'bare',
+          abCommand,
+          {
+            ...env,
+            RUN_WORKERS: 'false',
+            PORT: String(barePort),
+            PUBLIC_URL: `http://127.0.0.1:${barePort}`,
+          },
+          log('bare'),
+        )
+      : startShellProcess(
+          'bare',
+          'node dist/scripts/bench-bare.js',
+          {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            PORT: String(barePort),
+            DB_POOL_MAX: '10',
+            // BENCH_BARE_NODE_OPTIONS: the same, for the bare baseline (compare profiles).
+            ...(process.env.BENCH_BARE_NODE_OPTIONS
+              ? { NODE_OPTIONS: process.env.BENCH_BARE_NODE_OPTIONS }
+              : {}),
+          },
+          log('bare'),
+        );
     processes.push(web, worker, bare);
     const ours = `http://127.0.0.1:${webPort}`;
     const theirs = `http://127.0.0.1:${barePort}`;
@@ -124,8 +143,9 @@ export async function benchInventory(): Promise<void> {
         ? none
         : await compare('GET /api/inventory/{id}', rounds, seconds, {
             ours: { url: ours, paths: getPaths, headers, connections },
-            bare: { url: theirs, paths: getPaths, connections },
+            bare: { url: theirs, paths: getPaths, connections, ...(abCommand ? { headers } : {}) },
             servers: { ours: web, bare },
+            db,
             onBareEnd: () => sampler.mark('bare read'),
             onOursEnd: () => {
               sampler.mark('read');
@@ -138,8 +158,15 @@ export async function benchInventory(): Promise<void> {
     // the request path alone (the worker process paused: the bare side has no pipeline to feed).
     const writeSides = {
       ours: { url: ours, paths: patchPaths, headers, method: 'PATCH' as const, connections },
-      bare: { url: theirs, paths: patchPaths, method: 'PATCH' as const, connections },
+      bare: {
+        url: theirs,
+        paths: patchPaths,
+        method: 'PATCH' as const,
+        connections,
+        ...(abCommand ? { headers } : {}),
+      },
       servers: { ours: web, bare },
+      db,
     };
     if (only !== 'read') await vacuum(db);
     const writeDraining =
@@ -159,6 +186,7 @@ export async function benchInventory(): Promise<void> {
           uniqueHeaders: { 'idempotency-key': `bench-${randomUUID().slice(0, 8)}` },
         },
         web,
+        db,
       );
       idempotent.push(result);
       console.log(`  round ${round}: stockroom with Idempotency-Key ${describe(result)}`);
@@ -237,16 +265,25 @@ export async function benchInventory(): Promise<void> {
   }
 }
 
-/** {@link load} while measuring the CPU time `server` spends per request. */
-async function measured(spec: LoadSpec, server: BenchProcess): Promise<LoadResult> {
+/**
+ * {@link load} while measuring the CPU time `server` spends per request, and that of the PostgreSQL backends
+ * serving it (both sides share the two cores with PostgreSQL and the load generator, so all three decide the
+ * request rate).
+ */
+async function measured(spec: LoadSpec, server: BenchProcess, db: pg.Pool): Promise<LoadResult> {
   const before = server.cpuMs();
+  const backendsBefore = await backendCpuMs(db, server.pid);
   const result = await load(spec);
-  return { ...result, cpuUs: Math.round(((server.cpuMs() - before) * 1000) / Math.max(1, result.total)) };
+  const cpuMs = server.cpuMs() - before;
+  const pgMs = backendCpuSince(backendsBefore, await backendCpuMs(db, server.pid));
+  const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(1, result.total));
+  return { ...result, cpuUs: perRequest(cpuMs), pgCpuUs: perRequest(pgMs) };
 }
 
 const describe = (r: LoadResult) =>
   `${r.rate.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
   (r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs} µs/req`) +
+  (r.pgCpuUs === undefined ? '' : ` (+pg ${r.pgCpuUs}, load gen ${r.loadCpuUs})`) +
   (r.non2xx + r.errors > 0 ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '');
 
 /** Warm-up, then `rounds` alternating rounds (ours first on odd rounds, bare first on even ones). */
@@ -258,6 +295,7 @@ async function compare(
     ours: Omit<LoadSpec, 'seconds'>;
     bare: Omit<LoadSpec, 'seconds'>;
     servers: { ours: BenchProcess; bare: BenchProcess };
+    db: pg.Pool;
     onOursEnd?: () => void;
     /** Called 0.5 s before each bare round ends (its RSS under its own load). */
     onBareEnd?: () => void;
@@ -271,12 +309,12 @@ async function compare(
   for (let round = 1; round <= rounds; round++) {
     const runOurs = async () => {
       const timer = sides.onOursEnd ? setTimeout(sides.onOursEnd, seconds * 1000 - 500) : undefined;
-      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours));
+      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours, sides.db));
       clearTimeout(timer);
     };
     const runBare = async () => {
       const timer = sides.onBareEnd ? setTimeout(sides.onBareEnd, seconds * 1000 - 500) : undefined;
-      bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare));
+      bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare, sides.db));
       clearTimeout(timer);
     };
     if (round % 2 === 1) {

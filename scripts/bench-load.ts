@@ -45,5 +45,9 @@ console.log(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    // The generator's own CPU (it shares the cores with the servers): µs per request.
+    loadCpuUs: Math.round(
+      (process.cpuUsage().user + process.cpuUsage().system) / Math.max(1, result.requests.total),
+    ),
   }),
 );

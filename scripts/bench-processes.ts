@@ -257,6 +257,10 @@ export interface LoadResult {
   errors: number;
   /** CPU time of the server's process tree per request (µs), when measured. */
   cpuUs?: number;
+  /** CPU time of the PostgreSQL backends serving the server per request (µs), when measured. */
+  pgCpuUs?: number;
+  /** CPU time of the load generator per request (µs). */
+  loadCpuUs?: number;
 }
 
 /**

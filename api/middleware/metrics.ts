@@ -1,8 +1,12 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ResponseObserver } from './on-response-done.js';
 
-/** One Prometheus registry per app: default process metrics plus request duration by route and status. */
-export function createMetrics() {
+/**
+ * One Prometheus registry per app: default process metrics plus request duration by route and status.
+ * `observe` records a finished response (run by onResponseDone; aborted responses are not counted).
+ */
+export function createMetrics(): { registry: Registry; observe: ResponseObserver } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
@@ -15,20 +19,17 @@ export function createMetrics() {
   // One labelled child per method, route and status, looked up by a string key (prom-client would hash the
   // label object of every observation).
   const children = new Map<string, { observe(seconds: number): void }>();
-  const observe = (req: Request, res: Response, next: NextFunction) => {
-    const started = performance.now();
-    res.once('finish', () => {
-      const path = (req.route as { path?: string } | undefined)?.path;
-      const route = path ? `${req.baseUrl}${path}` : 'unmatched';
-      const key = `${req.method} ${res.statusCode} ${route}`;
-      let child = children.get(key);
-      if (!child) {
-        child = duration.labels({ method: req.method, route, status_code: res.statusCode });
-        children.set(key, child);
-      }
-      child.observe((performance.now() - started) / 1000);
-    });
-    next();
+  const observe = (req: Request, res: Response, elapsedMs: number) => {
+    if (!res.writableFinished) return;
+    const path = (req.route as { path?: string } | undefined)?.path;
+    const route = path ? `${req.baseUrl}${path}` : 'unmatched';
+    const key = `${req.method} ${res.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      child = duration.labels({ method: req.method, route, status_code: res.statusCode });
+      children.set(key, child);
+    }
+    child.observe(elapsedMs / 1000);
   };
   return { registry, observe };
 }
