@@ -15,7 +15,11 @@ import { errorHandler, errorStyle, notFound } from './middleware/error-handler.j
 import { sessionMiddleware } from './auth/session.js';
 import { dispatchRoutes } from './routing/dispatch-routes.js';
 import { chainOf } from './routing/run-chain.js';
-import { securityHeaders } from './middleware/security-headers.js';
+import {
+  API_CONTENT_SECURITY_POLICY,
+  pageSecurityPolicy,
+  securityHeaders,
+} from './middleware/security-headers.js';
 import { parseQueryOnce } from './middleware/parse-query-once.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
@@ -57,7 +61,10 @@ export function createApp(services: Services): BuiltApp {
       correlationId,
       onResponseDone([metrics.observe, accessLog(logger)]),
       requestLogger(logger),
-      securityHeaders({ hsts: { maxAge: 31536000, includeSubDomains: true } }),
+      securityHeaders({
+        hsts: { maxAge: 31536000, includeSubDomains: true },
+        contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
+      }),
       cors({
         // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
         origin: (origin, callback) =>
@@ -81,6 +88,7 @@ export function createApp(services: Services): BuiltApp {
   app.get('/api/openapi.json', (_req, res) => res.json(openapi()));
   app.use(
     '/api/docs',
+    pageSecurityPolicy(),
     lazyRouter(async () => {
       const { default: swaggerUi } = await import('swagger-ui-express');
       return [...swaggerUi.serve, swaggerUi.setup(openapi())];
@@ -93,6 +101,7 @@ export function createApp(services: Services): BuiltApp {
   app.use(
     QUEUE_DASHBOARD_PATH,
     requireAdmin,
+    pageSecurityPolicy(),
     lazyRouter(async () => (await import('./queue-dashboard.js')).queueDashboard(services.queues)),
   );
   app.use(notFound);

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type Joi from 'joi';
 import type { RouteDefinition } from '../routing/route-definition.js';
 import type { ValidatedInput } from '../request-context.js';
 import { ValidationError, type FieldError } from '../../domain/shared/errors.js';
@@ -6,14 +7,40 @@ import { JOI_OPTIONS, toFieldError } from '../../domain/shared/joi-field-errors.
 
 type InputPart = 'params' | 'query' | 'body';
 
+/** Validated path params remembered per route (see validParams); dropped whole when it reaches this size. */
+const REMEMBERED_PARAMS = 10_000;
+
+/**
+ * The route's params validator with a memory: path params are a few short strings whose validated value
+ * depends on them alone, and the same ones come back again and again (an item read or changed many times a
+ * second), so a valid set is validated by joi once and its (frozen) value reused. joi remembers results of
+ * primitive schemas itself (`any.cache()`), not of objects; its object validation was ~4% of a read's CPU.
+ * Invalid params are not remembered: they go through joi, with its messages, every time.
+ */
+function validParams(schema: Joi.ObjectSchema) {
+  let remembered = new Map<string, Record<string, unknown>>();
+  return (raw: Record<string, string>): Joi.ValidationResult => {
+    const key = Object.values(raw).join('\u0000');
+    const known = remembered.get(key);
+    if (known) return { value: known, error: undefined };
+    const result = schema.validate(raw);
+    if (!result.error) {
+      if (remembered.size >= REMEMBERED_PARAMS) remembered = new Map();
+      remembered.set(key, Object.freeze(result.value as Record<string, unknown>));
+    }
+    return result;
+  };
+}
+
 /**
  * Validates the given parts of the request (default all three) against the route's joi schemas; the result,
  * merged into what an earlier call validated, is the handler's input.
  */
 export function validateInput(route: RouteDefinition, parts: InputPart[] = ['params', 'query', 'body']) {
   // The validation options bound to each schema once (joi merges options given to validate() on every call).
+  const params = route.request?.params?.prefs(JOI_OPTIONS);
   const schemas = {
-    params: route.request?.params?.prefs(JOI_OPTIONS),
+    params: params && { type: params.type, validate: validParams(params) },
     query: route.request?.query?.prefs(JOI_OPTIONS),
     body: route.request?.body?.prefs(JOI_OPTIONS),
   };

@@ -31,6 +31,15 @@ describe('Security headers and log hygiene', () => {
     }
   });
 
+  it('When the API answers, then its Content-Security-Policy lets nothing load or frame it; HTML pages get the page policy', async () => {
+    const json = await api().get('/api/health').expect(200);
+    expect(json.headers['content-security-policy']).to.equal("default-src 'none';frame-ancestors 'none'");
+    const page = await api().get('/api/docs/').expect(200);
+    expect(page.headers['content-type']).to.match(/^text\/html/);
+    expect(page.headers['content-security-policy']).to.include("script-src 'self'");
+    expect(page.headers['content-security-policy']).to.include("default-src 'self'");
+  });
+
   it('When a preflight comes from an unlisted origin, then no CORS grant; a listed origin gets credentials', async () => {
     const evil = await api().get('/api/health').set('Origin', 'https://evil.example');
     expect(evil.headers['access-control-allow-origin']).to.equal(undefined);
