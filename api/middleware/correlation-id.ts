@@ -11,8 +11,8 @@ export function newCorrelationId(): string {
 
 /** Accepts a safe caller-supplied `X-Correlation-Id` or generates one; echoes it on every response. */
 export function correlationId(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.get('x-correlation-id');
-  req.correlationId = incoming && SAFE_ID.test(incoming) ? incoming : newCorrelationId();
+  const incoming = req.headers['x-correlation-id'];
+  req.correlationId = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : newCorrelationId();
   res.setHeader('X-Correlation-Id', req.correlationId);
   next();
 }

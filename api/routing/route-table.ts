@@ -28,14 +28,16 @@ export function routeTable(routes: Array<RouteEntry & { method: Method }>): Requ
     // Given, so that `find` answers a bad path with a route without store (below) rather than "no route".
     onBadUrl: () => undefined,
   });
-  for (const { method, path, chain } of routes) router.on(method, path, () => undefined, { path, chain });
+  // `req.route` is the same frozen object for every request of a route.
+  for (const { method, path, chain } of routes)
+    router.on(method, path, () => undefined, { path, chain, route: Object.freeze({ path }) });
   return (req: Request, res: Response, next: NextFunction) => {
     const found = router.find((req.method === 'HEAD' ? 'GET' : req.method) as HTTPMethod, req.path);
     if (found === null) return next();
-    const entry = found.store as RouteEntry | null;
+    const entry = found.store as (RouteEntry & { route: { path: string } }) | null;
     if (entry === null) return next(badUrl());
     req.params = found.params as Record<string, string>;
-    (req as { route?: unknown }).route = { path: entry.path };
+    (req as { route?: unknown }).route = entry.route;
     runChain(entry.chain, req, res, next);
   };
 }
