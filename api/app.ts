@@ -2,9 +2,9 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import cors from 'cors';
 import type { Services } from '../config/services.js';
 import { correlationId } from './middleware/correlation-id.js';
-import { accessLog, requestLogger } from './middleware/request-log.js';
+import { accessLog, installRequestLogger } from './middleware/request-log.js';
 import { onResponseDone } from './middleware/on-response-done.js';
-import { unitOfWork } from './middleware/unit-of-work.js';
+import { installUnitOfWork } from './middleware/unit-of-work.js';
 import { language } from './middleware/language.js';
 import { rejectNul } from './middleware/reject-nul.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -20,7 +20,7 @@ import {
   pageSecurityPolicy,
   securityHeaders,
 } from './middleware/security-headers.js';
-import { parseQueryOnce } from './middleware/parse-query-once.js';
+import { installQueryOnce } from './middleware/parse-query-once.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
@@ -48,37 +48,42 @@ export function createApp(services: Services): BuiltApp {
   let document: Record<string, any> | undefined;
   const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
   const metrics = createMetrics();
+  const grantCrossOrigin = cors({
+    // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
+    origin: (origin, callback) =>
+      callback(null, origin !== undefined && config.corsOrigins.includes(origin) ? origin : false),
+    credentials: true,
+    exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
+  });
+  // A request without Origin gets nothing from cors (above), so it does not pass through it.
+  const crossOrigin = (req: Request, res: Response, next: NextFunction) =>
+    req.headers.origin === undefined ? next() : grantCrossOrigin(req, res, next);
 
   app.disable('x-powered-by');
   // Single-item responses set their own ETag (the row version); no hash of every JSON body.
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'simple');
+  // req.log, req.em and req.query: made on first read, through accessors on the app's request prototype.
+  installRequestLogger(app, logger);
+  installUnitOfWork(app, orm);
+  installQueryOnce(app);
   // Everything a request passes before the routes, run as ONE Express layer (run-chain.ts), then the API
   // routes' radix-tree dispatch; what no API route matches goes on to the layers below (docs, metrics, 404).
   app.use(
     chainOf([
       correlationId,
       onResponseDone([metrics.observe, accessLog(logger)]),
-      requestLogger(logger),
       securityHeaders({
         hsts: { maxAge: 31536000, includeSubDomains: true },
         contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
       }),
-      cors({
-        // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
-        origin: (origin, callback) =>
-          callback(null, origin !== undefined && config.corsOrigins.includes(origin) ? origin : false),
-        credentials: true,
-        exposedHeaders: ['X-Correlation-Id', 'ETag', 'Location'],
-      }),
+      crossOrigin,
       noStore,
-      parseQueryOnce,
       language(i18n),
       errorStyle,
       jsonBody(),
       rejectNul,
-      unitOfWork(orm),
       sessionMiddleware(config, redis),
       authenticate(config, services.accounts),
       csrfGuard(config),

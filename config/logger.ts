@@ -49,6 +49,13 @@ const BATCH_CHARS = 32 * 1024;
  * 100 ms of lines.
  */
 function bufferedStdout(): DestinationStream & { flush(): void } {
+  return (stdout ??= batchedStdout());
+}
+
+/** The process's one standard output batcher, shared by every logger (one file descriptor, one exit hook). */
+let stdout: (DestinationStream & { flush(): void }) | undefined;
+
+function batchedStdout(): DestinationStream & { flush(): void } {
   let lines: string[] = [];
   let chars = 0;
   const flush = () => {

@@ -1,7 +1,7 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, Request } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '../../config/redact-url.js';
-import { lazyRequestProperty } from '../lazy-request-property.js';
+import { defineLazyRequestProperty } from '../lazy-request-property.js';
 import type { ResponseObserver } from './on-response-done.js';
 
 /** What a request's log records say about it: the URL with the values of sensitive query parameters redacted. */
@@ -15,13 +15,8 @@ export const requestLogFields = (req: Request) => ({
  * `req.log`: a child logger bound to the request, created only when something logs through it (errors), not
  * for every request.
  */
-export function requestLogger(logger: Logger) {
-  const withLog = lazyRequestProperty('log', req => logger.child({ req: requestLogFields(req) }));
-  return (req: Request, _res: Response, next: NextFunction) => {
-    withLog(req);
-    next();
-  };
-}
+export const installRequestLogger = (app: Express, logger: Logger): void =>
+  defineLazyRequestProperty(app.request, 'log', req => logger.child({ req: requestLogFields(req) }));
 
 /**
  * The access log (run by onResponseDone): one JSON line per request, `request completed` or `request aborted`

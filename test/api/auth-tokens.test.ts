@@ -10,7 +10,7 @@ import { createUser, type TestUser } from '../support/users.js';
 import { TEST_JWT_SECRET } from '../support/test-env.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { authenticate } from '../../api/middleware/authenticate.js';
-import { unitOfWork } from '../../api/middleware/unit-of-work.js';
+import { installUnitOfWork } from '../../api/middleware/unit-of-work.js';
 import { correlationId } from '../../api/middleware/correlation-id.js';
 import { errorHandler, errorStyle } from '../../api/middleware/error-handler.js';
 import { dispatchRoutes } from '../../api/routing/dispatch-routes.js';
@@ -172,6 +172,7 @@ describe('Authorization helpers on a route table (real authenticate, real databa
   const build = (config: Config) => {
     const { services } = testApp();
     const app = express();
+    installUnitOfWork(app, services.orm);
     const log = createLogger('silent');
     app.use(correlationId);
     app.use((req, _res, next) => {
@@ -180,7 +181,6 @@ describe('Authorization helpers on a route table (real authenticate, real databa
     });
     app.use(i18nHandle(services.i18n));
     app.use(errorStyle);
-    app.use(unitOfWork(services.orm));
     app.use(authenticate(config));
     app.use(dispatchRoutes(probeRoutes, config));
     app.use(errorHandler);
