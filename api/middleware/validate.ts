@@ -7,8 +7,11 @@ import { JOI_OPTIONS, toFieldError } from '../../domain/shared/joi-field-errors.
 
 type InputPart = 'params' | 'query' | 'body';
 
-/** Validated path params remembered per route (see validParams); dropped whole when it reaches this size. */
-const REMEMBERED_PARAMS = 10_000;
+/**
+ * Validated path params remembered per route (see validParams); dropped whole when it reaches this size: a few
+ * hundred KB per route at most, however many different ids a client sends.
+ */
+const REMEMBERED_PARAMS = 1_000;
 
 /**
  * The route's params validator with a memory: path params are a few short strings whose validated value
