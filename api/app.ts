@@ -34,11 +34,6 @@ export interface BuiltApp {
   openapi: Record<string, any>;
 }
 
-const noStore = (_req: Request, res: Response, next: NextFunction) => {
-  res.setHeader('Cache-Control', 'no-store');
-  next();
-};
-
 /** Builds the Express app (no listen): used by the server and by the tests, which listen on port 0. */
 export function createApp(services: Services): BuiltApp {
   const { config, logger, orm, redis, i18n } = services;
@@ -74,12 +69,15 @@ export function createApp(services: Services): BuiltApp {
     chainOf([
       correlationId,
       onResponseDone([metrics.observe, accessLog(logger)]),
-      securityHeaders({
-        hsts: { maxAge: 31536000, includeSubDomains: true },
-        contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
-      }),
+      securityHeaders(
+        {
+          hsts: { maxAge: 31536000, includeSubDomains: true },
+          contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
+        },
+        // Nothing the API answers may be stored by a cache (S13).
+        { 'Cache-Control': 'no-store' },
+      ),
       crossOrigin,
-      noStore,
       language(i18n),
       errorStyle,
       jsonBody(),

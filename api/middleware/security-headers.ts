@@ -9,8 +9,8 @@ type HeaderMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => 
  * against a recording response and every request gets the recorded headers set in one loop, instead of
  * twelve middleware calls per request.
  */
-function recordedHeaders(middleware: HeaderMiddleware): RequestHandler {
-  const headers = new Map<string, string>();
+function recordedHeaders(middleware: HeaderMiddleware, extra: Record<string, string> = {}): RequestHandler {
+  const headers = new Map<string, string>(Object.entries(extra));
   const removed: string[] = [];
   const recorder = {
     setHeader: (name: string, value: string | number | readonly string[]) => {
@@ -41,8 +41,9 @@ export const API_CONTENT_SECURITY_POLICY: HelmetOptions['contentSecurityPolicy']
   directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
 };
 
-/** helmet's response headers on every answer. */
-export const securityHeaders = (options: HelmetOptions): RequestHandler => recordedHeaders(helmet(options));
+/** helmet's response headers on every answer, and `extra` headers that are the same on every answer. */
+export const securityHeaders = (options: HelmetOptions, extra: Record<string, string> = {}): RequestHandler =>
+  recordedHeaders(helmet(options), extra);
 
 /** helmet's default Content-Security-Policy, for the routes that serve HTML pages (Swagger UI, bull-board). */
 export const pageSecurityPolicy = (): RequestHandler => recordedHeaders(helmet.contentSecurityPolicy());
