@@ -183,10 +183,24 @@ const takePartitionsSql = (consumer: OutboxConsumer, rebuildShared: boolean, lim
 
 /**
  * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared
- * when asked, and the consumer's commit mode (`asyncCommit`).
+ * when asked, custom plans (CUSTOM_PLANS_SQL) and the consumer's commit mode (`asyncCommit`).
  */
 const transactionSettings = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
-  [rebuildShared ? REBUILD_LOCK_SHARED : '1', ...(consumer.asyncCommit ? [ASYNC_COMMIT_SQL] : [])].join(', ');
+  [
+    rebuildShared ? REBUILD_LOCK_SHARED : '1',
+    CUSTOM_PLANS_SQL,
+    ...(consumer.asyncCommit ? [ASYNC_COMMIT_SQL] : []),
+  ].join(', ');
+
+/**
+ * The consumers' statements are prepared, and after five runs PostgreSQL may keep a generic plan made from what
+ * it knew of outbox_event then: planned while the table was small (and never analyzed, autovacuum being off on
+ * the bench), a history batch joined the outbox by sequential scans, its statement went from ~3 ms to 0.3-2.4 s
+ * as the table grew, and the backlog never caught up (lag p50 0.8-12 s in 3 lag runs of 5). So the connection a
+ * consumer uses plans every run of a statement for its parameters and the table as it is now (session-wide:
+ * a one-statement batch is planned before its own settings take effect; it holds from the next run on).
+ */
+const CUSTOM_PLANS_SQL = "set_config('plan_cache_mode', 'force_custom_plan', false)";
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(
