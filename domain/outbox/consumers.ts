@@ -20,10 +20,10 @@ export interface OutboxConsumer {
    */
   firstPartition: number;
   /**
-   * Partitions one of its transactions takes at most: few enough that several runs (worker processes) share a
-   * backlog and the consumers start on disjoint partitions, many enough that a trickle of events is applied in a
-   * few transactions per run. The analytics fold has the largest cost per transaction (and waits on rows shared
-   * by all items of a supplier), so it takes more per transaction.
+   * Partitions one of its transactions takes at most after a full batch (a backlog; while it keeps up a batch
+   * takes every pending partition): few enough that several runs (worker processes) share a backlog and the
+   * consumers start on disjoint partitions. The analytics fold has the largest cost per transaction (and waits
+   * on rows shared by all items of a supplier), so it takes more per transaction.
    */
   partitionsPerBatch: number;
   /**

@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { testApp } from '../setup/hooks.js';
+import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
+import { ALERTS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
+import { drainConsumer, OUTBOX_PARTITIONS } from '../../domain/outbox/drain-consumer.js';
+import { evaluateLowStock } from '../../domain/alerts/evaluate-low-stock.js';
+import {
+  recordStockChanges,
+  recordStockChangesAlone,
+} from '../../domain/stock-history/record-stock-changes.js';
+
+const drainHistory = (em: EntityManager) =>
+  drainConsumer(em, STOCK_HISTORY_CONSUMER, recordStockChanges, { oneStatement: recordStockChangesAlone });
+const drainAlerts = (em: EntityManager) =>
+  drainConsumer(em, ALERTS_CONSUMER, evaluateLowStock(undefined), { rebuildShared: true });
+
+/** Items whose events fall into every partition (an item's partition is a hash of its id). */
+async function itemsInEveryPartition(em: EntityManager): Promise<string[]> {
+  const supplier = await createSupplier(em);
+  const byPart = new Map<number, string>();
+  while (byPart.size < OUTBOX_PARTITIONS) {
+    const { id } = await createItem(em, { supplierId: supplier.id });
+    const [row] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [id]);
+    if (!byPart.has(Number(row.part))) byPart.set(Number(row.part), id);
+  }
+  return [...byPart.values()];
+}
+
+describe('Consumer batches over the outbox partitions', () => {
+  it('When a trickle of events is spread over every partition, then one batch applies them all', async () => {
+    const em = testApp().services.orm.em.fork();
+    // Whatever earlier tests left pending is applied first, so the counts below are this test's alone.
+    await drainHistory(em);
+    await drainAlerts(em);
+    const items = await itemsInEveryPartition(em);
+    for (const itemId of items)
+      await recordStockChange(em, {
+        itemId,
+        change: 5,
+        reason: 'RESTOCK',
+        at: new Date(),
+        withHistory: false,
+      });
+
+    // With four partitions per batch this took four batches (and a run favoured the partitions it looked at first).
+    const history = await drainHistory(em);
+    expect(history).to.include({ applied: OUTBOX_PARTITIONS, batches: 1, failed: 0 });
+    const alerts = await drainAlerts(em);
+    expect(alerts).to.include({ applied: OUTBOX_PARTITIONS, batches: 1, failed: 0 });
+    const [left] = await em.execute<{ n: string }[]>(
+      `select count(*) as n from outbox_event
+        where aggregate_id in (?) and (history_done_at is null or alerts_done_at is null)`,
+      [items],
+    );
+    expect(Number(left.n)).to.equal(0);
+  });
+
+  it('When a backlog fills batches, then each later batch takes a few partitions and every event is applied once', async () => {
+    const em = testApp().services.orm.em.fork();
+    await drainHistory(em);
+    const items = await itemsInEveryPartition(em);
+    for (let round = 0; round < 3; round++)
+      for (const itemId of items)
+        await recordStockChange(em, {
+          itemId,
+          change: 1,
+          reason: 'RESTOCK',
+          at: new Date(),
+          withHistory: false,
+        });
+
+    // Batches of 10 over 48 events: the first takes every partition, the later ones (after a full batch) a few at
+    // a time, each starting after the last partition of the one before; every item's rows stay in event order.
+    const result = await drainConsumer(em, STOCK_HISTORY_CONSUMER, recordStockChanges, {
+      oneStatement: recordStockChangesAlone,
+      batchSize: 10,
+    });
+    expect(result).to.include({ applied: 3 * OUTBOX_PARTITIONS, failed: 0 });
+    const rows = await em.execute<{ item_id: string; n: string; ordered: boolean }[]>(
+      `select item_id::text as item_id, count(*) as n, bool_and(prev is null or outbox_event_id > prev) as ordered
+         from (select item_id, outbox_event_id,
+                      lag(outbox_event_id) over (partition by item_id order by id) as prev
+                 from stock_history where item_id in (?)) h
+        group by item_id`,
+      [items],
+    );
+    expect(rows).to.have.length(OUTBOX_PARTITIONS);
+    for (const row of rows)
+      expect({ n: Number(row.n), ordered: row.ordered }).to.deep.equal({ n: 3, ordered: true });
+  });
+});
