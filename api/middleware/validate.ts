@@ -23,13 +23,20 @@ const REMEMBERED_PARAMS = 1_000;
 function validParams(schema: Joi.ObjectSchema) {
   let remembered = new Map<string, Record<string, unknown>>();
   return (raw: Record<string, string>): Joi.ValidationResult => {
-    const key = Object.values(raw).join('\u0000');
-    const known = remembered.get(key);
+    // The one param's value is the key (every route has at most one; with more, nothing is remembered: a
+    // separator could be part of a decoded value).
+    let key: string | undefined;
+    let count = 0;
+    for (const name in raw) {
+      key = raw[name];
+      count += 1;
+    }
+    const known = count === 1 ? remembered.get(key!) : undefined;
     if (known) return { value: known, error: undefined };
     const result = schema.validate(raw);
-    if (!result.error) {
+    if (!result.error && count === 1) {
       if (remembered.size >= REMEMBERED_PARAMS) remembered = new Map();
-      remembered.set(key, Object.freeze(result.value as Record<string, unknown>));
+      remembered.set(key!, Object.freeze(result.value as Record<string, unknown>));
     }
     return result;
   };
@@ -52,11 +59,11 @@ export function validateInput(route: RouteDefinition, parts: InputPart[] = ['par
     const errors: FieldError[] = [];
     for (const part of parts) {
       const schema = schemas[part];
-      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (!schema) {
-        input[part] = part === 'body' ? req.body : raw;
+        input[part] = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
         continue;
       }
+      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (part === 'body' && (raw === undefined || raw === null) && schema.type === 'object') {
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;
