@@ -27,6 +27,10 @@ async function itemsInEveryPartition(em: EntityManager): Promise<string[]> {
   return [...byPart.values()];
 }
 
+/** One outbox event (a restock of `change`) for the item, its history left to the consumer. */
+const restock = (em: EntityManager, itemId: string, change: number) =>
+  recordStockChange(em, { itemId, change, reason: 'RESTOCK', at: new Date(), withHistory: false });
+
 describe('Consumer batches over the outbox partitions', () => {
   it('When a trickle of events is spread over every partition, then one batch applies them all', async () => {
     const em = testApp().services.orm.em.fork();
@@ -34,14 +38,7 @@ describe('Consumer batches over the outbox partitions', () => {
     await drainHistory(em);
     await drainAlerts(em);
     const items = await itemsInEveryPartition(em);
-    for (const itemId of items)
-      await recordStockChange(em, {
-        itemId,
-        change: 5,
-        reason: 'RESTOCK',
-        at: new Date(),
-        withHistory: false,
-      });
+    for (const itemId of items) await restock(em, itemId, 5);
 
     // With four partitions per batch this took four batches (and a run favoured the partitions it looked at first).
     const history = await drainHistory(em);
@@ -60,15 +57,7 @@ describe('Consumer batches over the outbox partitions', () => {
     const em = testApp().services.orm.em.fork();
     await drainHistory(em);
     const items = await itemsInEveryPartition(em);
-    for (let round = 0; round < 3; round++)
-      for (const itemId of items)
-        await recordStockChange(em, {
-          itemId,
-          change: 1,
-          reason: 'RESTOCK',
-          at: new Date(),
-          withHistory: false,
-        });
+    for (let round = 0; round < 3; round++) for (const itemId of items) await restock(em, itemId, 1);
 
     // Batches of 10 over 48 events: the first takes every partition, the later ones (after a full batch) a few at
     // a time, each starting after the last partition of the one before; every item's rows stay in event order.
