@@ -39,6 +39,13 @@ function isoTimeOncePerMs(): string {
 const FLUSH_INTERVAL_MS = 100;
 const BATCH_CHARS = 32 * 1024;
 
+/** Where the logger writes: lines, and `flush` as pino's `logger.flush(cb)` calls it. */
+type LineSink = DestinationStream & { flush(cb?: (error?: Error) => void): void };
+
+/** The process's one standard output batcher, shared by every logger (one file descriptor, one exit hook). */
+let stdout: LineSink | undefined;
+const bufferedStdout = (): LineSink => (stdout ??= batchedStdout());
+
 /**
  * Standard output written in batches of whole lines: the lines of up to 100 ms (or 32 K characters) are joined
  * and handed to sonic-boom as ONE string, which writes it without blocking: one write system call per batch
@@ -48,17 +55,10 @@ const BATCH_CHARS = 32 * 1024;
  * sonic-boom first and pino's exit hook then writes them synchronously, so only a kill -9 can lose the last
  * 100 ms of lines.
  */
-function bufferedStdout(): DestinationStream & { flush(): void } {
-  return (stdout ??= batchedStdout());
-}
-
-/** The process's one standard output batcher, shared by every logger (one file descriptor, one exit hook). */
-let stdout: (DestinationStream & { flush(): void }) | undefined;
-
-function batchedStdout(): DestinationStream & { flush(): void } {
+function batchedStdout(): LineSink {
   let lines: string[] = [];
   let chars = 0;
-  const flush = () => {
+  const handOver = () => {
     if (lines.length === 0) return;
     const batch = lines.join('');
     lines = [];
@@ -66,11 +66,11 @@ function batchedStdout(): DestinationStream & { flush(): void } {
     stream.write(batch);
   };
   // Before pino.destination registers its own exit hook (listeners run in order).
-  process.on('exit', flush);
+  process.on('exit', handOver);
   const stream = pino.destination({ dest: 1, sync: false });
   setInterval(() => {
     try {
-      flush();
+      handOver();
     } catch {
       // not writable (closing); the exit hooks write what is left
     }
@@ -79,8 +79,13 @@ function batchedStdout(): DestinationStream & { flush(): void } {
     write(line: string) {
       lines.push(line);
       chars += line.length;
-      if (chars >= BATCH_CHARS) flush();
+      if (chars >= BATCH_CHARS) handOver();
     },
-    flush,
+    // `logger.flush(cb)`: the pending lines go to sonic-boom, then its own flush calls `cb` (at once: without
+    // minLength it already writes each string as soon as it can).
+    flush(cb) {
+      handOver();
+      stream.flush(cb);
+    },
   };
 }

@@ -59,11 +59,11 @@ export function validateInput(route: RouteDefinition, parts: InputPart[] = ['par
     const errors: FieldError[] = [];
     for (const part of parts) {
       const schema = schemas[part];
+      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (!schema) {
-        input[part] = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
+        input[part] = raw;
         continue;
       }
-      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
       if (part === 'body' && (raw === undefined || raw === null) && schema.type === 'object') {
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;

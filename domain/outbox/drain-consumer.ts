@@ -148,12 +148,13 @@ async function anyPending(em: EntityManager, consumer: OutboxConsumer, parts: nu
 }
 
 /**
- * The partitions with pending events that this transaction could lock (at most `limit`), looking from `start` on
- * (concurrent runs of one consumer skip each other's locked partitions, so they spread out by themselves); CASE makes PostgreSQL try the lock only on partitions that have pending events (a
- * LATERAL probe of one index entry per partition: an EXISTS may be planned as one pass over the whole pending
- * index, all of a backlog), and LIMIT stops once it holds enough (the locks are held until commit). The same
- * statement takes the rebuild lock shared when asked and sets the commit mode (one round trip; the lock is held
- * before the batch reads anything).
+ * The partitions with pending events that this transaction could lock (at most `limit`), looking from `start`
+ * on (concurrent runs of one consumer skip each other's locked partitions, so they spread out by themselves);
+ * CASE makes PostgreSQL try the lock only on partitions that have pending events (a LATERAL probe of one index
+ * entry per partition: an EXISTS may be planned as one pass over the whole pending index, all of a backlog),
+ * and LIMIT stops once it holds enough (the locks are held until commit). The same statement takes the rebuild
+ * lock shared when asked and sets the commit mode (one round trip; the lock is held before the batch reads
+ * anything).
  */
 async function takePendingPartitions(
   sql: SqlRun,

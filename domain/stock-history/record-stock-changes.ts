@@ -9,9 +9,9 @@ import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.
  * content of the outbox payload. Only the events this statement itself marked are inserted, read from the rows
  * the update returns (a join of the batch with them was planned as a nested loop: 250 x 250 comparisons for a
  * full batch, ~45% of its time), and the unique outbox_event_id makes any repeat a no-op, so an event is
- * recorded exactly once whatever crashes or duplicate runs happen. The rows are locked in id order (the other consumers mark the same rows the same way, so they
- * wait on each other but never deadlock); a row another run marked after this statement's snapshot is re-checked
- * when it is locked and skipped.
+ * recorded exactly once whatever crashes or duplicate runs happen. The rows are locked in id order (the other
+ * consumers mark the same rows the same way, so they wait on each other but never deadlock); a row another run
+ * marked after this statement's snapshot is re-checked when it is locked and skipped.
  */
 const recordSql = (parts: string, limit: string, itemId: string) => `
 with parts as materialized (${parts}), ev as (
