@@ -154,6 +154,9 @@ export async function benchInventory(): Promise<void> {
               void heapFigures(ours).then(figures => (heapAtReadEnd = figures));
             },
           });
+    // Each side's peak RSS over the read phase (warm-up and rounds): one sample 0.5 s before a round ends
+    // catches the bare server anywhere between two of its collections (136-197 MB in runs of the same build).
+    const readPeak = { ...sampler.max };
     // The write path twice: with the worker draining the events on the same cores (the whole system), and
     // the request path alone (the worker process paused: the bare side has no pipeline to feed).
     const writeSides = {
@@ -253,7 +256,9 @@ export async function benchInventory(): Promise<void> {
     ]);
     console.log(`web process memory at the end of the read load (its /metrics): ${heapAtReadEnd}`);
     console.log(
-      `web RSS under read load / bare RSS: ${(endOfRead.web / endOfRead.bare).toFixed(2)}; ` +
+      `web RSS under read load / bare RSS: ${(endOfRead.web / endOfRead.bare).toFixed(2)} at the end of each ` +
+        `side's last read round, ${(readPeak.web / readPeak.bare).toFixed(2)} at their peaks ` +
+        `(${mb(readPeak.web)} / ${mb(readPeak.bare)}); ` +
         `worker drained ${drained.events} events in ${(drained.ms / 1000).toFixed(1)} s, ` +
         `max worker RSS while draining ${mb(drained.maxWorkerRss)}`,
     );
