@@ -33,8 +33,8 @@ export function idempotencyScope(
 }
 
 /**
- * Runs `work` at most once per (user, key) within 24 h. The key row is inserted in the SAME transaction as the
- * work's effect, together with the response: the effect and its recorded response commit together or not at
+ * Runs `work` at most once per (user, key) within 24 h. The key row is inserted (or an expired one taken over) in
+ * the SAME transaction as the work's effect, together with the response: the effect and its recorded response commit together or not at
  * all. A concurrent repeat blocks on the primary key until the first commits, then replays the stored response
  * (or, if the first rolled back, does the work itself). The same key with a different request -> 422. Errors
  * are not stored: the transaction (and the key) roll back, so a retry runs again.
@@ -45,13 +45,16 @@ export async function withIdempotencyKey(
   work: (tx: EntityManager) => Promise<Omit<StoredReply, 'replayed'>>,
 ): Promise<StoredReply> {
   return em.transactional(async tx => {
-    await tx.execute(
-      `delete from idempotency_key where user_id = ? and key = ? and created_at < now() - interval '24 hours'`,
-      [scope.userId, scope.key],
-    );
+    // The key is taken by inserting it, or by taking over the row of an expired use of it (older than 24 h:
+    // the key is free again) in the same statement; a live row is left alone (the update's condition is
+    // false), so nothing returns and the stored response is replayed below.
     const inserted = await tx.execute(
       `insert into idempotency_key (user_id, key, fingerprint, response_status) values (?, ?, ?, 0)
-       on conflict (user_id, key) do nothing returning user_id`,
+       on conflict (user_id, key) do update
+         set fingerprint = excluded.fingerprint, response_status = 0, response_body = null,
+             response_headers = '{}', created_at = now()
+         where idempotency_key.created_at < now() - interval '24 hours'
+       returning user_id`,
       [scope.userId, scope.key, scope.fingerprint],
     );
     if (inserted.length === 0) {

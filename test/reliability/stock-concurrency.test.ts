@@ -99,6 +99,30 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
     expect(rows.map(r => r.change)).to.deep.equal([50, -3, -3]);
   });
 
+  it('When an Idempotency-Key was last used more than 24 h ago, then it is free again: a different request runs once and its answer is replayed', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 20 });
+    const send = (delta: number) =>
+      api()
+        .patch(`/api/inventory/${item.id}/quantity?delta=${delta}&reason=SALE`)
+        .set('Authorization', user.auth)
+        .set('Idempotency-Key', `expiring-${item.id}`);
+    expect((await send(-1).expect(200)).body.quantity).to.equal(19);
+    expect((await send(-2).expect(422)).body.error).to.equal('unprocessable_entity');
+    await testApp().services.orm.em.execute(
+      `update idempotency_key set created_at = now() - interval '25 hours' where key = ?`,
+      [`expiring-${item.id}`],
+    );
+    const fresh = await send(-2).expect(200);
+    expect(fresh.body.quantity).to.equal(17);
+    expect(fresh.headers['idempotent-replayed']).to.equal(undefined);
+    const replay = await send(-2).expect(200);
+    expect(replay.headers['idempotent-replayed']).to.equal('true');
+    expect(replay.text).to.equal(fresh.text);
+    expect((await send(-1).expect(422)).body.error).to.equal('unprocessable_entity');
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    expect(final.body.quantity).to.equal(17);
+  });
+
   it('When a create is retried with its Idempotency-Key, then one item and the same 201', async () => {
     const body = { name: `Idem create ${Date.now()}`, quantity: 3, price: 1, supplierId };
     const key = `create-${Date.now()}`;
