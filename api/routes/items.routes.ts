@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Request } from 'express';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
-import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { preparedWriteHandler, writeContext, writeHandler } from '../routing/write-handler.js';
 import { searchPageSchema, springPageSchema } from '../presenters/page.js';
 import {
   adjustQuantityQuery,
@@ -150,9 +150,10 @@ export const itemRoutes = (services: Services) =>
       access: 'user',
       request: { params: itemIdParams, query: adjustQuantityQuery },
       responses: { 200: itemResponse('Adjusted') },
-      handler: writeHandler(services, async (em, req, { params, query }) => {
+      // Prepared statements on the pool (or a native transaction with an Idempotency-Key): the hot write.
+      handler: preparedWriteHandler(services, async (db, req, { params, query }) => {
         const { item, eventIds } = await adjustQuantity(
-          em,
+          db,
           {
             id: params.id,
             delta: query.delta,

@@ -4,7 +4,13 @@ import type { Services } from '../../config/services.js';
 import type { ValidatedInput } from '../request-context.js';
 import type { RouteDefinition } from './route-definition.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
-import { idempotencyScope, withIdempotencyKey } from '../../domain/idempotency/with-idempotency-key.js';
+import {
+  idempotencyScope,
+  withIdempotencyKey,
+  type InTransaction,
+} from '../../domain/idempotency/with-idempotency-key.js';
+import type { Db } from '../../domain/shared/pool-query.js';
+import { nativeTransaction, poolRun, type SqlRun } from '../../domain/shared/native-transaction.js';
 import type { WriteContext } from '../../domain/shared/write-context.js';
 
 /** What a write handler answers; sent (and stored for Idempotency-Key replays) by {@link writeHandler}. */
@@ -22,14 +28,48 @@ export const writeContext = (req: Request): WriteContext => ({
   correlationId: req.correlationId ?? null,
 });
 
+/** Where a write handler's use case runs: as is, or in one transaction (with an Idempotency-Key). */
+interface WriteDb<D extends Db> {
+  plain: (req: Request) => D | Promise<D>;
+  transaction: (req: Request) => InTransaction<D>;
+}
+
+/** The request's EntityManager and its transactions (the unit of work; entities, flush at commit). */
+const ORM_WRITES: WriteDb<EntityManager> = {
+  plain: req => req.em,
+  transaction: req => work => req.em.transactional(work),
+};
+
+/**
+ * Prepared statements straight on the ORM's pg pool, or on a native transaction of it: no EntityManager is
+ * forked and no statement is formatted by the ORM (its transaction sent every statement of an Idempotency-Key
+ * write as text with the values inlined, to be parsed and planned every time).
+ */
+const preparedWrites = (em: EntityManager): WriteDb<SqlRun> => ({
+  plain: () => poolRun(em),
+  transaction: () => work => nativeTransaction(em, work),
+});
+
 /**
  * Wraps a write: with an `Idempotency-Key` header the work runs inside the idempotency transaction (the key,
  * the effect and the stored response commit together); without one it runs as is. After commit the outbox
  * events are published (best effort, bounded by ENQUEUE_TIMEOUT_MS), then the response is sent.
  */
-export function writeHandler(
+export const writeHandler = (
   services: Services,
   run: (em: EntityManager, req: Request, input: ValidatedInput) => Promise<Reply>,
+): RouteDefinition['handler'] => handlerOn(services, ORM_WRITES, run);
+
+/** The same for a use case written over `Db` (its statements only; see preparedWrites). */
+export const preparedWriteHandler = (
+  services: Services,
+  run: (db: SqlRun, req: Request, input: ValidatedInput) => Promise<Reply>,
+): RouteDefinition['handler'] => handlerOn(services, preparedWrites(services.orm.em), run);
+
+function handlerOn<D extends Db>(
+  services: Services,
+  db: WriteDb<D>,
+  run: (db: D, req: Request, input: ValidatedInput) => Promise<Reply>,
 ): RouteDefinition['handler'] {
   return async (req: Request, res: Response, input: ValidatedInput) => {
     const key = req.get('idempotency-key');
@@ -38,7 +78,7 @@ export function writeHandler(
     let headers: Record<string, string>;
     let eventIds: string[] = [];
     if (key === undefined || !req.actor) {
-      const reply = await run(req.em, req, input);
+      const reply = await run(await db.plain(req), req, input);
       status = reply.status;
       bodyText = reply.body === undefined ? null : JSON.stringify(reply.body);
       headers = reply.headers ?? {};
@@ -50,7 +90,7 @@ export function writeHandler(
         query: req.query,
         body: req.body,
       });
-      const stored = await withIdempotencyKey(req.em, scope, async tx => {
+      const stored = await withIdempotencyKey(db.transaction(req), scope, async tx => {
         const reply = await run(tx, req, input);
         eventIds = reply.eventIds ?? [];
         return {

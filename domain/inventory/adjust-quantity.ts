@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
-import { poolQuery } from '../shared/pool-query.js';
+import { dbQuery, type Db } from '../shared/pool-query.js';
 import { normaliseReason } from '../stock-history/reasons.js';
 import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
 import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
@@ -58,14 +57,14 @@ select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.
  * is part of the guarded WHERE clause, so concurrent adjustments cannot pass it together either).
  */
 export async function adjustQuantity(
-  em: EntityManager,
+  db: Db,
   input: AdjustQuantityInput,
   context: WriteContext,
 ): Promise<StockWriteResult> {
   if (!isUuid(input.id)) throw itemNotFound();
   const reason = normaliseReason(input.reason);
   for (let attempt = 0; ; attempt++) {
-    const rows = await poolQuery<ItemRow & { event_id: string }>(em, ADJUST_SQL, [
+    const rows = await dbQuery<ItemRow & { event_id: string }>(db, ADJUST_SQL, [
       input.delta,
       input.id,
       input.delta,
@@ -80,7 +79,8 @@ export async function adjustQuantity(
       context.correlationId,
     ]);
     if (rows.length > 0) return { item: toItemView(rows[0]), eventIds: [String(rows[0].event_id)] };
-    const current = await em.execute<{ quantity: number; version: number }[]>(
+    const current = await dbQuery<{ quantity: number; version: number }>(
+      db,
       'select quantity, version from inventory_item where id = ?',
       [input.id],
     );

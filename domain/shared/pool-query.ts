@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { poolRun } from './native-transaction.js';
+import { poolRun, type SqlRun } from './native-transaction.js';
 
 const numbered = new Map<string, string>();
 
@@ -25,4 +25,15 @@ export async function poolQuery<T>(em: EntityManager, sql: string, params: unkno
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
   // A named statement: each connection parses and plans it once (less PostgreSQL CPU per request).
   return (await poolRun(em))<T>(withNumberedParams(sql), params);
+}
+
+/**
+ * Where a statement of a use case that runs either way goes: an EntityManager (poolQuery: its transaction, or
+ * the pool), or a native run (a transaction's connection, or the pool) whose statements are prepared.
+ */
+export type Db = EntityManager | SqlRun;
+
+/** One statement with `?` placeholders on `db` (see Db). */
+export async function dbQuery<T>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
+  return typeof db === 'function' ? db<T>(withNumberedParams(sql), params) : poolQuery<T>(db, sql, params);
 }
