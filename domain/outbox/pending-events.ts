@@ -1,11 +1,11 @@
 import type { SqlRun } from '../shared/native-transaction.js';
-import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
+import type { OutboxConsumer } from './consumers.js';
 
 /*
  * How a consumer batch marks its events: it reads the pending events of the partitions it holds (a plain read,
- * in id order), applies them and sets its marker on exactly those events as the LAST thing of its transaction,
- * so each event takes effect exactly once and the outbox rows - which the other consumers update too - stay
- * locked only for that statement and the commit.
+ * in id order), applies them and sets its marker on exactly those events as the LAST part of the statement that
+ * applies them (markedCte, allMarkedCheck), so each event takes effect exactly once and the outbox rows - which
+ * the other consumers update too - stay locked only for the end of that statement and the commit.
  */
 
 /**
@@ -37,6 +37,31 @@ export const pendingEventsSql = (
      join outbox_event e on e.id = i.id`;
 
 /**
+ * A held batch's first statement (HeldBatch): takes its partitions (`take`, parameters $1-$3) and reads their
+ * pending events with `read` (given the partitions as an int[] expression) in the same round trip; one row per
+ * event, each with the partitions taken (one row of nulls but `parts` when there is no event).
+ */
+export const takeAndReadSql = (take: string, read: (parts: string) => string): string => `
+with parts as materialized (${take})
+select t.parts, b.* from (select coalesce(array_agg(part), '{}') as parts from parts) t
+  left join lateral (${read('(select array_agg(part) from parts)')}) b on true`;
+
+/** Runs a takeAndReadSql statement: sets `taken.parts` and returns the events in id order. */
+export async function takeAndRead<T extends { id: string }>(
+  run: SqlRun,
+  text: string,
+  params: unknown[],
+  taken: { parts: number[] },
+): Promise<T[]> {
+  const rows = await run<T & { parts: number[] }>(text, params);
+  taken.parts = (rows[0]?.parts ?? []).map(Number);
+  // Ids are decimal strings; the lateral join does not promise the read's order.
+  return rows
+    .filter(r => r.id !== null)
+    .sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
  * "`alias`'s row is still pending for the consumer", for a row looked up by id. Written so that PostgreSQL cannot
  * answer it with the consumer's pending index: that index's statistics swing between empty and thousands of
  * entries, and a plan that scans all of it for every id (what the planner picks when it believes it holds a
@@ -57,22 +82,15 @@ const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
     where o.id = locked.id returning 1`;
 
 /**
- * Sets the consumer's marker on events read as pending; throws (rolls back) if one was taken meanwhile. With
- * `asyncCommit` the transaction then commits without waiting for the WAL flush (see OutboxConsumer.asyncCommit:
- * only when its effects stay inside PostgreSQL).
+ * The marker update of a consumer's batch statement as a CTE named `marked` (the events whose ids are the
+ * bigint array `param`), and the select-list expression that fails the statement (so its effects roll back with
+ * it) unless it marked all `count` of them: an event another run applied meanwhile must not take effect twice.
+ * The failure is a text that does not cast to int (SQL has no `raise`; concat() is not folded at planning).
  */
-export async function markEventsDone(
-  sql: SqlRun,
-  consumer: OutboxConsumer,
-  ids: string[],
-  options: { asyncCommit?: boolean } = {},
-): Promise<void> {
-  if (ids.length === 0) return;
-  const rows = await sql<{ n: string }>(
-    `with marked as (${markDoneStatement(consumer, '$1')})
-     select count(*) as n${options.asyncCommit ? `, ${ASYNC_COMMIT_SQL}` : ''} from marked`,
-    [ids],
-  );
-  if (Number(rows[0].n) !== ids.length)
-    throw new Error(`${consumer.name}: ${ids.length - Number(rows[0].n)} events were already done`);
-}
+export const markedCte = (consumer: OutboxConsumer, param: string): string =>
+  `marked as (${markDoneStatement(consumer, param)})`;
+
+export const allMarkedCheck = (consumer: OutboxConsumer, count: string): string =>
+  `case when (select count(*) from marked) <> ${count}
+        then concat('${consumer.name}: events were already done: ', ${count} - (select count(*) from marked))::int
+        end as all_marked`;
