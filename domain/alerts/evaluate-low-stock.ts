@@ -2,6 +2,7 @@ import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import {
   allMarkedCheck,
+  applyFresh,
   markedCte,
   pendingEventsSql,
   takeAndRead,
@@ -60,16 +61,15 @@ export function evaluateLowStock(webhookUrl: string | undefined, deliveries: str
       deliveries,
     );
   batch.held = async (run, take, params, limit, taken) =>
-    writeBatch(
-      run,
+    applyFresh(
       await takeAndRead<PendingRow>(
         run,
         takeAndReadSql(take, parts => pendingWithOpenAlertsSql(parts, '$4', 'null')),
         [...params, limit],
         taken,
       ),
-      webhookUrl,
-      deliveries,
+      events => writeBatch(run, events, webhookUrl, deliveries),
+      () => run<PendingRow>(PENDING_WITH_OPEN_ALERTS_SQL, [taken.parts, limit, null]),
     );
   return batch;
 }

@@ -2,6 +2,7 @@ import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import {
   allMarkedCheck,
+  applyFresh,
   markedCte,
   pendingEventsSql,
   takeAndRead,
@@ -103,6 +104,10 @@ const foldHeldPartitions: HeldBatch = async (run, take, params, limit, taken) =>
     [...params, limit],
     taken,
   );
-  return writeBatch(run, events);
+  return applyFresh(
+    events,
+    batch => writeBatch(run, batch),
+    () => run<PendingRow>(PENDING_WITH_STATE_SQL, [taken.parts, limit, null]),
+  );
 };
 foldPendingEvents.held = foldHeldPartitions;
