@@ -2,9 +2,16 @@ import { expect } from 'chai';
 import { testApp } from '../setup/hooks.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
-import { drainConsumer } from '../../domain/outbox/drain-consumer.js';
+import { drainConsumer, OUTBOX_PARTITIONS } from '../../domain/outbox/drain-consumer.js';
 import { foldPendingEvents } from '../../domain/analytics/fold-pending-events.js';
-import { nativePool, preparedRun, type SqlRun } from '../../domain/shared/native-transaction.js';
+import {
+  nativePool,
+  nativeTransaction,
+  preparedRun,
+  type SqlRun,
+} from '../../domain/shared/native-transaction.js';
+
+const ALL_PARTITIONS = Array.from({ length: OUTBOX_PARTITIONS }, (_, part) => part);
 
 describe('Held batches (take and read, then writes and markers, on one connection)', () => {
   it('When another run applies events between a batch’s read and its write, then the batch refuses them, reads again and applies the rest once', async () => {
@@ -12,17 +19,8 @@ describe('Held batches (take and read, then writes and markers, on one connectio
     await drainConsumer(em, ANALYTICS_CONSUMER, foldPendingEvents, { rebuildShared: true });
     const supplier = await createSupplier(em);
     const item = await createItem(em, { supplierId: supplier.id });
-    const ids: string[] = [];
     for (const change of [5, 3, 2])
-      ids.push(
-        await recordStockChange(em, {
-          itemId: item.id,
-          change,
-          reason: 'RESTOCK',
-          at: new Date(),
-          withHistory: false,
-        }),
-      );
+      await recordStockChange(em, { itemId: item.id, change, reason: 'RESTOCK', at: new Date() });
 
     // The item's partition, taken the way a run takes its partitions (a session lock), $1-$3 as theirs.
     const take = `select part from (select (hashtext($1::text) & 15)::int as part, $2::int[] as skip, $3::int as ns) p
@@ -31,12 +29,15 @@ describe('Held batches (take and read, then writes and markers, on one connectio
     try {
       const session = preparedRun(client);
       let reads = 0;
-      // Right after the batch has read its events, another run "applies" the first one (sets its marker): the
-      // batch's read is stale, as when a partition changes hands between a statement's snapshot and its lock.
+      // Right after the batch has read its events, another run applies the first one (its fold and marker, on
+      // another connection): the batch's read is stale, as when a partition changes hands between a statement's
+      // snapshot and its lock.
       const run: SqlRun = async (text, params) => {
         const rows = await session(text, params);
         if (reads++ === 0)
-          await em.execute('update outbox_event set analytics_done_at = now() where id = ?', [ids[0]]);
+          expect(
+            await nativeTransaction(em, sql => foldPendingEvents(sql, ALL_PARTITIONS, 1, item.id)),
+          ).to.equal(1);
         return rows as never;
       };
       const taken = { parts: [] as number[] };
@@ -51,7 +52,7 @@ describe('Held batches (take and read, then writes and markers, on one connectio
       'select sum(entries)::int as entries, sum(qty_in)::text as qty_in from analytics_item_day where item_id = ?',
       [item.id],
     );
-    expect(day).to.deep.equal({ entries: 2, qty_in: '5' });
+    expect(day).to.deep.equal({ entries: 3, qty_in: '10' });
     const [left] = await em.execute<{ n: string }[]>(
       'select count(*) as n from outbox_event where aggregate_id = ? and analytics_done_at is null',
       [item.id],
