@@ -54,10 +54,17 @@ const pairTotals = (source: string) => `
          (array_agg(last_event_id order by day desc, last_event_id desc))[1]
   from ${source} group by 1, 2 order by 1, 2`;
 
-/** Supplier bucket sums of one supplier table, aggregated from day rows of `source`, in key order. */
+/**
+ * The slot of the shared rollup rows (supplier buckets, user days) an item adds to: its outbox partition (as
+ * `outbox_event.part`), so two consumer runs, which hold different partitions, never write the same row
+ * (migration RollupSlots). Readers sum over the slots.
+ */
+export const rollupSlot = (itemId: string) => `(hashtext(${itemId}::text) & 15)::smallint`;
+
+/** Supplier bucket sums of one supplier table per slot, aggregated from day rows of `source`, in key order. */
 const bucketSums = ({ bucket }: (typeof SUPPLIER_TABLES)[number], source: string) => `
-  select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
-  from ${source} group by 1, 2 order by 1, 2`;
+  select ${bucket}, supplier_key, ${rollupSlot('item_id')}, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+  from ${source} group by 1, 2, 3 order by 1, 2, 3`;
 
 /** Upsert of the (item, supplier) pair totals from the day deltas in `source` (one statement, CTE-able). */
 export const pairTotalsUpsert = (source: string) => `
@@ -76,9 +83,9 @@ export const pairTotalsUpsert = (source: string) => `
 export const supplierBucketUpserts = (source: string): string[] =>
   SUPPLIER_TABLES.map(
     target => `
-      insert into ${target.table} as t (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      insert into ${target.table} as t (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
       ${bucketSums(target, source)}
-      on conflict (${target.key}, supplier_key) do update set
+      on conflict (${target.key}, supplier_key, slot) do update set
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
@@ -89,7 +96,7 @@ export async function deriveActivityRollups(em: EntityManager): Promise<void> {
   );
   for (const target of SUPPLIER_TABLES)
     await em.execute(
-      `insert into ${target.table} (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      `insert into ${target.table} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
        ${bucketSums(target, 'analytics_item_day')}`,
     );
 }

@@ -3,6 +3,7 @@ import type { SqlRun } from '../shared/native-transaction.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,
+  rollupSlot,
   runningCountsUpdate,
   supplierBucketUpserts,
 } from './activity-rollups.js';
@@ -161,7 +162,7 @@ export function foldWritesSql(
     params: [
       JSON.stringify(days),
       JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-      JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
+      JSON.stringify(folds.flatMap(f => f.users.map(u => ({ ...userJson(u), item_id: f.days[0]?.itemId })))),
       JSON.stringify(itemStates(folds)),
     ],
   };
@@ -178,11 +179,11 @@ const REASON_UPSERT = (param: string) => `
     decrease = analytics_reason_day.decrease + excluded.decrease`;
 
 const USER_UPSERT = (param: string) => `
-  insert into analytics_user_day (day, supplier_key, created_by, entries)
-  select day, supplier_key, created_by, sum(entries) from jsonb_to_recordset(${param}::jsonb)
-    as x(day date, supplier_key uuid, created_by varchar, entries int)
-  group by day, supplier_key, created_by order by day, supplier_key, created_by
-  on conflict (day, supplier_key, created_by) do update set
+  insert into analytics_user_day (day, supplier_key, created_by, slot, entries)
+  select day, supplier_key, created_by, ${rollupSlot('item_id')}, sum(entries) from jsonb_to_recordset(${param}::jsonb)
+    as x(item_id uuid, day date, supplier_key uuid, created_by varchar, entries int)
+  group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  on conflict (day, supplier_key, created_by, slot) do update set
     entries = analytics_user_day.entries + excluded.entries`;
 
 const ITEM_STATE_UPSERT = (param: string) => `
