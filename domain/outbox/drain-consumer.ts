@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
+import { CUSTOM_PLANS_SQL, HELD_PLANS_SQL, RELEASE_SESSION_SQL } from './plan-settings.js';
 import {
   nativePool,
   nativeTransaction,
@@ -159,6 +160,8 @@ async function drain(
           batchSize,
           taken,
         );
+        // A take that took nothing gave the session back itself (takeAndReadSql).
+        if (taken.parts.length === 0) session.holding = false;
       } else if (oneStatement) {
         ({ parts: taken.parts, applied: n } = await oneStatement(
           await poolRun(em),
@@ -197,10 +200,11 @@ async function drain(
     const limit = partitions;
     partitions = n >= batchSize ? consumer.partitionsPerBatch : OUTBOX_PARTITIONS;
     if (n >= batchSize) options.onBacklog?.();
-    // A one-statement batch costs no more than the look, and while events keep coming (a look found some after
-    // 1 batch in 4 for history at ~900 writes/s) it saves the look: such a run goes on until a batch is empty.
+    // A one-statement batch (or a held batch's take) costs no more than the look, and while events keep coming
+    // (a look found some after 1 batch in 4 for history at ~900 writes/s) it saves the look: such a run goes on
+    // until a batch is empty.
     else if (
-      (oneStatement === undefined || n === 0) &&
+      ((oneStatement === undefined && session === undefined) || n === 0) &&
       taken.parts.length < limit &&
       !(await anyPending(em, consumer, taken.parts, session))
     )
@@ -294,33 +298,6 @@ const transactionSettings = (
     locks === 'session' ? HELD_PLANS_SQL : CUSTOM_PLANS_SQL,
     ...(consumer.asyncCommit && locks === 'transaction' ? [ASYNC_COMMIT_SQL] : []),
   ].join(', ');
-
-/**
- * The consumers' statements are prepared, and after five runs PostgreSQL may keep a generic plan made from what
- * it knew of outbox_event then: planned while the table was small (and never analyzed, autovacuum being off on
- * the bench), a history batch joined the outbox by sequential scans, its statement went from ~3 ms to 0.3-2.4 s
- * as the table grew, and the backlog never caught up (lag p50 0.8-12 s in 3 lag runs of 10). So the connection
- * a consumer uses plans every run of a statement for its parameters and the tables as they are now
- * (session-wide: a one-statement batch is planned before its own settings take effect; it holds from the next
- * run on). Planning costs CPU (the analytics rollup writes alone take ~0.9 ms per batch; 80-160 µs more
- * PostgreSQL CPU per event than prepared plans in an A/B lag run at 800 writes/s), but no plan can go stale.
- */
-const CUSTOM_PLANS_SQL = "set_config('plan_cache_mode', 'force_custom_plan', false)";
-
-/**
- * A held run's statements (HeldBatch) keep their generic plans instead, made so that no plan can go stale:
- * with sequential scans disabled every plan reaches outbox_event and the rollup tables through their indexes,
- * whatever the statistics said when it was made (the statements look rows up by key, per partition or per
- * batch row, never in bulk). Planning was half of the analytics write statement: 4.1 ms against 2.0 ms per batch
- * of 12 events with generic plans (same connection, same rows, 20 runs each, twice). Set session-wide by the
- * take (from the next statement on; a run's first take is planned afresh) and given back when the run releases
- * its partitions (RELEASE_SESSION_SQL), so nothing else on the pooled connection plans that way.
- */
-const HELD_PLANS_SQL =
-  "set_config('plan_cache_mode', 'force_generic_plan', false), set_config('enable_seqscan', 'off', false)";
-
-/** Gives back what a held run took on its connection: its session advisory locks and HELD_PLANS_SQL's settings. */
-const RELEASE_SESSION_SQL = `pg_advisory_unlock_all(), ${CUSTOM_PLANS_SQL}, set_config('enable_seqscan', 'on', false)`;
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(

@@ -1,5 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import type { OutboxConsumer } from './consumers.js';
+import { RELEASE_SESSION_SQL } from './plan-settings.js';
 
 /*
  * How a consumer batch marks its events: it reads the pending events of the partitions it holds (a plain read,
@@ -39,11 +40,15 @@ export const pendingEventsSql = (
 /**
  * A held batch's first statement (HeldBatch): takes its partitions (`take`, parameters $1-$3) and reads their
  * pending events with `read` (given the partitions as an int[] expression) in the same round trip; one row per
- * event, each with the partitions taken (one row of nulls but `parts` when there is no event).
+ * event, each with the partitions taken (one row of nulls but `parts` when there is no event). When it took no
+ * partition it gives the session back (RELEASE_SESSION_SQL: the rebuild lock and plan settings the take set),
+ * so a run that ends on an empty take needs no statement more.
  */
 export const takeAndReadSql = (take: string, read: (parts: string) => string): string => `
 with parts as materialized (${take})
-select t.parts, b.* from (select coalesce(array_agg(part), '{}') as parts from parts) t
+select t.parts, case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end
+       as released, b.*
+  from (select coalesce(array_agg(part), '{}') as parts from parts) t
   left join lateral (${read('(select array_agg(part) from parts)')}) b on true`;
 
 /** Runs a takeAndReadSql statement: sets `taken.parts` and returns the events in id order. */

@@ -59,4 +59,34 @@ describe('Held batches (take and read, then writes and markers, on one connectio
     );
     expect(Number(left.n)).to.equal(0);
   });
+
+  it('When a held run ends, then its connection holds no advisory lock and plans as the other consumers do', async () => {
+    const em = testApp().services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id });
+    for (const change of [4, -1])
+      await recordStockChange(em, { itemId: item.id, change, reason: 'RESTOCK', at: new Date() });
+    const result = await drainConsumer(em, ANALYTICS_CONSUMER, foldPendingEvents, { rebuildShared: true });
+    expect(result.applied).to.be.at.least(2);
+
+    const [locks] = await em.execute<{ n: string }[]>(
+      `select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
+    );
+    expect(Number(locks.n)).to.equal(0);
+    // Every idle connection of the pool, the held run's among them, plans as before: no generic plans kept
+    // (force_custom_plan once a consumer used it) and sequential scans allowed.
+    const pool = await nativePool(em);
+    const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+    try {
+      for (const client of clients) {
+        const { rows } = await client.query(
+          "select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan",
+        );
+        expect(rows[0].seqscan).to.equal('on');
+        expect(rows[0].mode).to.be.oneOf(['auto', 'force_custom_plan']);
+      }
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
 });
