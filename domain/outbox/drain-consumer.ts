@@ -56,6 +56,12 @@ export interface DrainOptions {
   rebuildShared?: boolean;
   /** Called when a batch came back full: there is more than one batch of work, so a peer may help. */
   onBacklog?: () => void;
+  /**
+   * Settles (never rejects) once the doorbell that woke the run is free again, so that a ring from then on
+   * queues a follow-up job. The run may start before: it then ends only on a take or look that started after
+   * this settled (an event whose ring was dropped while the doorbell was still taken committed before that).
+   */
+  freed?: Promise<void>;
   /** Called when a batch fails (its partitions then fall back to one item at a time). */
   onBatchError?: (error: unknown, parts: number[]) => void;
   /** Called for every item whose events cannot be applied (they stay pending, in order). */
@@ -147,7 +153,11 @@ async function drain(
   let oneStatement = options.oneStatement;
   let start = consumer.firstPartition;
   let partitions = OUTBOX_PARTITIONS;
+  let freed = options.freed === undefined;
+  void options.freed?.then(() => (freed = true));
   for (;;) {
+    // Whether the doorbell was free when this take started (a run may end on it).
+    let mayEnd = freed;
     const taken: { parts: number[] } = { parts: [] };
     let n: number;
     try {
@@ -193,7 +203,11 @@ async function drain(
         await applyItemByItem(em, consumer, apply, part, batchSize, options, result);
       continue;
     }
-    if (taken.parts.length === 0) return result;
+    if (taken.parts.length === 0) {
+      if (mayEnd) return result;
+      await options.freed;
+      continue;
+    }
     result.applied += n;
     result.batches += 1;
     start = partitionAfter(start, taken.parts);
@@ -205,10 +219,14 @@ async function drain(
     // until a batch is empty.
     else if (
       ((oneStatement === undefined && session === undefined) || n === 0) &&
-      taken.parts.length < limit &&
-      !(await anyPending(em, consumer, taken.parts, session))
-    )
-      return result;
+      taken.parts.length < limit
+    ) {
+      mayEnd = freed;
+      if (!(await anyPending(em, consumer, taken.parts, session))) {
+        if (mayEnd) return result;
+        await options.freed;
+      }
+    }
   }
 }
 
