@@ -36,6 +36,11 @@ import {
  *    worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
  * Worker RSS is sampled while it drains.
+ *
+ * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
+ * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
+ * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
+ * one run: the machine's absolute figures swing ~30% between runs).
  */
 const ITEMS = 2000;
 const SUPPLIERS = 20;
