@@ -36,6 +36,11 @@ import {
  *    worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
  * Worker RSS is sampled while it drains.
+ *
+ * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
+ * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
+ * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
+ * one run: the machine's absolute figures swing ~30% between runs).
  */
 const ITEMS = 2000;
 const SUPPLIERS = 20;
@@ -97,6 +102,24 @@ async function benchEventPipeline(): Promise<void> {
     };
 
     let mark = '0';
+    if (process.env.BENCH_LAG_AB) {
+      const [name, values] = process.env.BENCH_LAG_AB.split('=');
+      for (let round = 0; round < Number(process.env.BENCH_AB_ROUNDS ?? 2); round++)
+        for (const value of values.split(',')) {
+          console.log(`\n=== ${name}=${value} round ${round + 1}`);
+          await pool.query('vacuum analyze');
+          await lagRun(
+            pool,
+            write,
+            Number(process.env.BENCH_LAG_RATE ?? 900),
+            { ...env, [name]: value },
+            children,
+            true,
+          );
+        }
+      await web.stop();
+      return;
+    }
     if (process.env.BENCH_LAG_RATE) {
       await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
       await web.stop();
@@ -144,13 +167,14 @@ async function lagRun(
   rate: number,
   env: Record<string, string>,
   children: BenchProcess[],
+  pacedOnly = false,
 ): Promise<void> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   const worker = await startProcess('worker', env, children);
   // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
   await write(rate, 3, true);
   await waitDrained(pool);
-  for (const paced of [true, false]) {
+  for (const paced of pacedOnly ? [true] : [true, false]) {
     const mark = await maxEventId(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
     const achieved = await write(rate, lagSeconds, paced);
@@ -186,6 +210,7 @@ async function lagRun(
     if (paced) await printDoorbellJobs(env);
   }
 
+  if (pacedOnly) return void (await worker.stop());
   // The API's own max write rate while the worker drains behind it, against the same with the worker stopped.
   const fullSeconds = Number(process.env.BENCH_FULL_SECONDS ?? 8);
   worker.signalNode('SIGSTOP');

@@ -11,10 +11,11 @@ import {
 import { ringDoorbells } from '../domain/outbox/publish-events.js';
 
 /**
- * A consumer's doorbell job: frees the doorbell (so a ring from now on queues one follow-up job), then drains
- * the consumer. When it meets more than one batch of work it rings again, so a peer - another job slot or
- * another worker process - takes other partitions. Items that could not be applied stay pending and make the
- * job fail visibly once the rest is done.
+ * A consumer's doorbell job: frees the doorbell (so a ring from now on queues one follow-up job) while it starts
+ * draining the consumer (the Redis call took ~1.5 ms of every run's start at ~900 writes/s; the run ends only on
+ * a look that started once the doorbell was free, see DrainOptions.freed). When it meets more than one batch of
+ * work it rings again, so a peer - another job slot or another worker process - takes other partitions. Items
+ * that could not be applied stay pending and make the job fail visibly once the rest is done.
  */
 export async function drainOnDoorbell(
   job: Job,
@@ -24,17 +25,24 @@ export async function drainOnDoorbell(
   apply: ConsumerBatch,
   options: { rebuildShared?: boolean; oneStatement?: OneStatementBatch } = {},
 ): Promise<DrainResult> {
-  await job.removeDeduplicationKey();
+  const freeing = job.removeDeduplicationKey();
+  const freed = freeing.then(
+    () => undefined,
+    () => undefined,
+  );
   const log = services.logger.child({ consumer: consumer.name, jobId: job.id });
   const result = await drainConsumer(em, consumer, apply, {
     rebuildShared: options.rebuildShared,
     oneStatement: options.oneStatement,
+    freed,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
     onBatchError: (error, parts) =>
       log.warn({ err: error, parts }, 'batch failed; applying its partitions one item at a time'),
     onPoison: (error, part, itemId) =>
       log.error({ err: error, part, itemId }, 'events of this item cannot be applied; they stay pending'),
   });
+  // A doorbell that could not be freed fails the job (as before, when it was freed first): the sweeper rings.
+  await freeing;
   if (result.failed > 0)
     throw new Error(`${consumer.name}: the events of ${result.failed} item(s) could not be applied`);
   return result;

@@ -1,7 +1,14 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { markEventsDone, pendingEventsSql } from '../outbox/pending-events.js';
-import { ALERTS_CONSUMER } from '../outbox/consumers.js';
+import {
+  allMarkedCheck,
+  applyFresh,
+  markedCte,
+  pendingEventsSql,
+  takeAndRead,
+  takeAndReadSql,
+} from '../outbox/pending-events.js';
+import { ALERTS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
 export const LOW_STOCK_OPENED = 'low_stock.opened';
@@ -25,164 +32,153 @@ interface AlertState {
   closeEventId: string | null;
 }
 
+/** A pending event with its item's open alert when there is one. */
+interface PendingRow {
+  id: string;
+  type: string;
+  payload: StockChangedPayload;
+  alert_id: string | null;
+  alert_item_name: string | null;
+  alert_quantity: number | null;
+  alert_minimum_quantity: number | null;
+}
+
 /**
  * The low-stock consumer's batch, edge-triggered: an alert opens when an item goes below its minimum (one open
  * alert per item, a partial unique index guarantees it) and closes when it is back at or above it (or
  * deleted). The batch's events are walked per item in id order in memory, so an item that crosses several
  * times in one batch gets one alert per crossing; then every alert is written set-based (closing/updating the
- * alerts that were open, inserting the new ones with their webhook deliveries) and the markers are set, all in
- * the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the commit.
+ * alerts that were open, inserting the new ones with their webhook deliveries) and the markers are set, in ONE
+ * statement in the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the
+ * commit. `held` is the same batch as two autocommit statements (HeldBatch), the workers' fast path.
  */
 export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
-  return async (sql, parts, limit, itemId) => {
-    const events = await pendingWithOpenAlerts(sql, parts, limit, itemId);
-    if (events.length === 0) return 0;
-    const stock = events.filter(e => e.type === STOCK_CHANGED);
-    const current = new Map<string, AlertState>();
-    for (const e of stock)
-      if (e.alert_id !== null && !current.has(e.payload.itemId))
-        current.set(e.payload.itemId, {
-          id: e.alert_id,
-          itemId: e.payload.itemId,
-          itemName: String(e.alert_item_name),
-          supplierId: null,
-          quantity: Number(e.alert_quantity),
-          minimumQuantity: Number(e.alert_minimum_quantity),
-          raisedAt: '',
-          openEventId: '',
-          closedAt: null,
-          closeEventId: null,
-        });
-    const touched: AlertState[] = [...current.values()];
-    for (const { id, payload: p } of stock) {
-      const open = current.get(p.itemId);
-      if (isLow(p) && !open) {
-        const alert: AlertState = {
-          itemId: p.itemId,
-          itemName: p.itemName,
-          supplierId: p.supplierId,
-          quantity: p.quantityAfter,
-          minimumQuantity: p.minimumQuantity,
-          raisedAt: new Date(p.occurredAt).toISOString(),
-          openEventId: id,
-          closedAt: null,
-          closeEventId: null,
-        };
-        alert.webhook = {
-          type: LOW_STOCK_OPENED,
-          itemId: p.itemId,
-          itemName: p.itemName,
-          supplierId: p.supplierId,
-          supplierName: p.supplierName,
-          quantity: p.quantityAfter,
-          minimumQuantity: p.minimumQuantity,
-          raisedAt: alert.raisedAt,
-          eventId: id,
-        };
-        current.set(p.itemId, alert);
-        touched.push(alert);
-      } else if (open && isLow(p)) {
-        Object.assign(open, {
-          quantity: p.quantityAfter,
-          minimumQuantity: p.minimumQuantity,
-          itemName: p.itemName,
-        });
-      } else if (open) {
-        Object.assign(open, { closedAt: p.occurredAt, closeEventId: id, quantity: p.quantityAfter });
-        current.delete(p.itemId);
-      }
-    }
-    const opened = await writeAlerts(sql, touched, webhookUrl, deliveries);
-    // A batch that opened no webhook delivery has no effect outside PostgreSQL: it may commit asynchronously.
-    await markEventsDone(
+  const batch: ConsumerBatch = async (sql, parts, limit, itemId) =>
+    writeBatch(
       sql,
-      ALERTS_CONSUMER,
-      events.map(e => e.id),
-      { asyncCommit: opened === 0 },
+      await sql<PendingRow>(PENDING_WITH_OPEN_ALERTS_SQL, [parts, limit, itemId ?? null]),
+      webhookUrl,
+      deliveries,
     );
-    return events.length;
-  };
+  batch.held = async (run, take, params, limit, taken) =>
+    applyFresh(
+      await takeAndRead<PendingRow>(
+        run,
+        takeAndReadSql(take, parts => pendingWithOpenAlertsSql(parts, '$4', 'null')),
+        [...params, limit],
+        taken,
+      ),
+      events => writeBatch(run, events, webhookUrl, deliveries),
+      () => run<PendingRow>(PENDING_WITH_OPEN_ALERTS_SQL, [taken.parts, limit, null]),
+    );
+  return batch;
+}
+
+/** The alerts the batch's events leave behind (walked per item in id order), the open ones it found first. */
+function walkAlerts(events: PendingRow[]): AlertState[] {
+  const stock = events.filter(e => e.type === STOCK_CHANGED);
+  const current = new Map<string, AlertState>();
+  for (const e of stock)
+    if (e.alert_id !== null && !current.has(e.payload.itemId))
+      current.set(e.payload.itemId, {
+        id: e.alert_id,
+        itemId: e.payload.itemId,
+        itemName: String(e.alert_item_name),
+        supplierId: null,
+        quantity: Number(e.alert_quantity),
+        minimumQuantity: Number(e.alert_minimum_quantity),
+        raisedAt: '',
+        openEventId: '',
+        closedAt: null,
+        closeEventId: null,
+      });
+  const touched: AlertState[] = [...current.values()];
+  for (const { id, payload: p } of stock) {
+    const open = current.get(p.itemId);
+    if (isLow(p) && !open) {
+      const alert: AlertState = {
+        itemId: p.itemId,
+        itemName: p.itemName,
+        supplierId: p.supplierId,
+        quantity: p.quantityAfter,
+        minimumQuantity: p.minimumQuantity,
+        raisedAt: new Date(p.occurredAt).toISOString(),
+        openEventId: id,
+        closedAt: null,
+        closeEventId: null,
+      };
+      alert.webhook = {
+        type: LOW_STOCK_OPENED,
+        itemId: p.itemId,
+        itemName: p.itemName,
+        supplierId: p.supplierId,
+        supplierName: p.supplierName,
+        quantity: p.quantityAfter,
+        minimumQuantity: p.minimumQuantity,
+        raisedAt: alert.raisedAt,
+        eventId: id,
+      };
+      current.set(p.itemId, alert);
+      touched.push(alert);
+    } else if (open && isLow(p)) {
+      Object.assign(open, {
+        quantity: p.quantityAfter,
+        minimumQuantity: p.minimumQuantity,
+        itemName: p.itemName,
+      });
+    } else if (open) {
+      Object.assign(open, { closedAt: p.occurredAt, closeEventId: id, quantity: p.quantityAfter });
+      current.delete(p.itemId);
+    }
+  }
+  return touched;
 }
 
 /** Pending events in id order (at most `limit`), each with its item's open alert when there is one. */
-const PENDING_WITH_OPEN_ALERTS_SQL = `
+const pendingWithOpenAlertsSql = (parts: string, limit: string, itemId: string) => `
 select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
-  from (${pendingEventsSql(ALERTS_CONSUMER, '$1::int[]', '$2', '$3')}) o
+  from (${pendingEventsSql(ALERTS_CONSUMER, parts, limit, itemId)}) o
   left join low_stock_alert a
     on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
  order by o.id`;
 
-async function pendingWithOpenAlerts(sql: SqlRun, parts: number[], limit: number, itemId?: string) {
-  return sql<{
-    id: string;
-    type: string;
-    payload: StockChangedPayload;
-    alert_id: string | null;
-    alert_item_name: string | null;
-    alert_quantity: number | null;
-    alert_minimum_quantity: number | null;
-  }>(PENDING_WITH_OPEN_ALERTS_SQL, [parts, limit, itemId ?? null]);
-}
+/** In the caller's transaction, which holds the partitions (the fallback of a failed batch). */
+const PENDING_WITH_OPEN_ALERTS_SQL = pendingWithOpenAlertsSql('$1::int[]', '$2', '$3');
 
 /**
- * Two statements: the alerts that were open get their final quantity (and close time); the new ones are
- * inserted in event order, each with its webhook delivery when a URL is configured (returns how many deliveries).
- * Updating first frees the item's "one open alert" slot before a new alert of the same item takes it.
+ * ONE statement: the alerts that were open get their final quantity (and close time); then (the insert waits
+ * for the update: it frees the item's "one open alert" slot before a new alert of the same item takes it) the
+ * new ones are inserted in event order, each with its webhook delivery when a URL is configured; then the
+ * markers (last: the outbox rows stay locked only for the end of the statement). A batch that opened no webhook
+ * delivery has no effect outside PostgreSQL, so it commits without waiting for the WAL flush. Returns how many
+ * events it applied; the new deliveries' ids go to `deliveries`.
  */
-async function writeAlerts(
+async function writeBatch(
   sql: SqlRun,
-  alerts: AlertState[],
+  events: PendingRow[],
   webhookUrl: string | undefined,
   deliveries: string[],
 ): Promise<number> {
-  const existing = alerts.filter(a => a.id !== undefined);
-  if (existing.length > 0)
-    await sql(
-      `update low_stock_alert a set quantity = x.quantity, minimum_quantity = x.minimum_quantity,
-              item_name = x.item_name, closed_at = x.closed_at, close_event_id = x.close_event_id
-         from jsonb_to_recordset($1::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
-              closed_at timestamptz, close_event_id bigint)
-        where a.id = x.id`,
-      [
-        JSON.stringify(
-          existing.map(a => ({
-            id: a.id,
-            quantity: a.quantity,
-            minimum_quantity: a.minimumQuantity,
-            item_name: a.itemName,
-            closed_at: a.closedAt,
-            close_event_id: a.closeEventId,
-          })),
-        ),
-      ],
-    );
-  const opened = alerts.filter(a => a.id === undefined);
-  if (opened.length === 0) return 0;
-  const rows = await sql<{ delivery_id: string | null }>(
-    `with x as (
-       select * from jsonb_to_recordset($1::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
-         quantity int, minimum_quantity int, raised_at varchar, open_event_id bigint, closed_at timestamptz,
-         close_event_id bigint, webhook jsonb)
-     ), a as (
-       insert into low_stock_alert (item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at,
-         closed_at, open_event_id, close_event_id)
-       select item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at::timestamptz, closed_at,
-              open_event_id, close_event_id
-         from x order by open_event_id
-       returning id, open_event_id
-     ), d as (
-       insert into webhook_delivery (alert_id, event_type, url, payload)
-       select a.id, '${LOW_STOCK_OPENED}', $2::text, x.webhook || jsonb_build_object('alertId', a.id::text)
-         from a join x using (open_event_id)
-        where $2::text is not null
-        order by a.open_event_id
-       returning id
-     )
-     select id::text as delivery_id from d`,
-    [
-      JSON.stringify(
-        opened.map(a => ({
+  if (events.length === 0) return 0;
+  const alerts = walkAlerts(events);
+  const [row] = await sql<{ deliveries: string[] }>(WRITE_BATCH_SQL, [
+    JSON.stringify(
+      alerts
+        .filter(a => a.id !== undefined)
+        .map(a => ({
+          id: a.id,
+          quantity: a.quantity,
+          minimum_quantity: a.minimumQuantity,
+          item_name: a.itemName,
+          closed_at: a.closedAt,
+          close_event_id: a.closeEventId,
+        })),
+    ),
+    JSON.stringify(
+      alerts
+        .filter(a => a.id === undefined)
+        .map(a => ({
           item_id: a.itemId,
           item_name: a.itemName,
           supplier_id: a.supplierId,
@@ -194,11 +190,42 @@ async function writeAlerts(
           close_event_id: a.closeEventId,
           webhook: a.webhook,
         })),
-      ),
-      webhookUrl ?? null,
-    ],
-  );
-  const created = rows.flatMap(r => (r.delivery_id ? [r.delivery_id] : []));
-  deliveries.push(...created);
-  return created.length;
+    ),
+    webhookUrl ?? null,
+    events.map(e => e.id),
+  ]);
+  deliveries.push(...row.deliveries);
+  return events.length;
 }
+
+const WRITE_BATCH_SQL = `
+with updated as (
+  update low_stock_alert a set quantity = x.quantity, minimum_quantity = x.minimum_quantity,
+         item_name = x.item_name, closed_at = x.closed_at, close_event_id = x.close_event_id
+    from jsonb_to_recordset($1::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
+         closed_at timestamptz, close_event_id bigint)
+   where a.id = x.id
+  returning 1
+), x as (
+  select * from jsonb_to_recordset($2::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,
+    quantity int, minimum_quantity int, raised_at varchar, open_event_id bigint, closed_at timestamptz,
+    close_event_id bigint, webhook jsonb)
+   where (select count(*) from updated) >= 0
+), a as (
+  insert into low_stock_alert (item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at,
+    closed_at, open_event_id, close_event_id)
+  select item_id, item_name, supplier_id, quantity, minimum_quantity, raised_at::timestamptz, closed_at,
+         open_event_id, close_event_id
+    from x order by open_event_id
+  returning id, open_event_id
+), d as (
+  insert into webhook_delivery (alert_id, event_type, url, payload)
+  select a.id, '${LOW_STOCK_OPENED}', $3::text, x.webhook || jsonb_build_object('alertId', a.id::text)
+    from a join x using (open_event_id)
+   where $3::text is not null
+   order by a.open_event_id
+  returning id
+), ${markedCte(ALERTS_CONSUMER, '$4')}
+select array(select id::text from d order by id) as deliveries,
+       case when not exists (select 1 from d) then ${ASYNC_COMMIT_SQL} end as async_commit,
+       ${allMarkedCheck(ALERTS_CONSUMER, 'cardinality($4::bigint[])')}`;

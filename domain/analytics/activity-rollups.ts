@@ -27,15 +27,21 @@ const SUPPLIER_TABLES = [
 ];
 
 /**
- * Adds day deltas (rows of `source` with `analytics_item_day` columns, already upserted there with their own
- * day's count included) to the running counts of every LATER row of the pair. Later days exist only when
- * events arrive out of day order, so in practice this finds nothing to update.
+ * Adds day deltas (the rows of the relation `batch`, with `analytics_item_day` columns, whose own rows the same
+ * statement upserts with their own counts) to the running counts of the pair's stored LATER rows that are not among them.
+ * Later days exist only when events arrive out of day order, so in practice this finds nothing to update. The
+ * stored rows are looked up per delta row (LATERAL ... OFFSET 0 keeps it an index probe whatever the statistics
+ * say: joined, it was planned as a hash join over a sequential scan of the whole table for every batch).
  */
-export const runningCountsUpdate = (source: string) => `
+export const runningCountsUpdate = (batch: string) => `
   update analytics_item_day t set cum_entries = t.cum_entries + d.added
   from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
-        from ${source}
-        join analytics_item_day r on r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day > x.day
+        from ${batch} x
+        cross join lateral (select r.item_id, r.supplier_key, r.day from analytics_item_day r
+                             where r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day > x.day
+                             offset 0) r
+        where not exists (select 1 from ${batch} y
+                           where y.item_id = r.item_id and y.supplier_key = r.supplier_key and y.day = r.day)
         group by 1, 2, 3) d
   where t.item_id = d.item_id and t.supplier_key = d.supplier_key and t.day = d.day`;
 
@@ -48,10 +54,17 @@ const pairTotals = (source: string) => `
          (array_agg(last_event_id order by day desc, last_event_id desc))[1]
   from ${source} group by 1, 2 order by 1, 2`;
 
-/** Supplier bucket sums of one supplier table, aggregated from day rows of `source`, in key order. */
+/**
+ * The slot of the shared rollup rows (supplier buckets, user days) an item adds to: its outbox partition (as
+ * `outbox_event.part`), so two consumer runs, which hold different partitions, never write the same row
+ * (migration RollupSlots). Readers sum over the slots.
+ */
+export const rollupSlot = (itemId: string) => `(hashtext(${itemId}::text) & 15)::smallint`;
+
+/** Supplier bucket sums of one supplier table per slot, aggregated from day rows of `source`, in key order. */
 const bucketSums = ({ bucket }: (typeof SUPPLIER_TABLES)[number], source: string) => `
-  select ${bucket}, supplier_key, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
-  from ${source} group by 1, 2 order by 1, 2`;
+  select ${bucket}, supplier_key, ${rollupSlot('item_id')}, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+  from ${source} group by 1, 2, 3 order by 1, 2, 3`;
 
 /** Upsert of the (item, supplier) pair totals from the day deltas in `source` (one statement, CTE-able). */
 export const pairTotalsUpsert = (source: string) => `
@@ -70,9 +83,9 @@ export const pairTotalsUpsert = (source: string) => `
 export const supplierBucketUpserts = (source: string): string[] =>
   SUPPLIER_TABLES.map(
     target => `
-      insert into ${target.table} as t (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      insert into ${target.table} as t (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
       ${bucketSums(target, source)}
-      on conflict (${target.key}, supplier_key) do update set
+      on conflict (${target.key}, supplier_key, slot) do update set
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
@@ -83,7 +96,7 @@ export async function deriveActivityRollups(em: EntityManager): Promise<void> {
   );
   for (const target of SUPPLIER_TABLES)
     await em.execute(
-      `insert into ${target.table} (${target.key}, supplier_key, ${BUCKET_SUMS.join(', ')})
+      `insert into ${target.table} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
        ${bucketSums(target, 'analytics_item_day')}`,
     );
 }

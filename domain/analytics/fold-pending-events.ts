@@ -1,10 +1,18 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { ANALYTICS_CONSUMER } from '../outbox/consumers.js';
-import { markEventsDone, pendingEventsSql } from '../outbox/pending-events.js';
-import type { ConsumerBatch } from '../outbox/drain-consumer.js';
+import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
+import {
+  allMarkedCheck,
+  applyFresh,
+  markedCte,
+  pendingEventsSql,
+  takeAndRead,
+  takeAndReadSql,
+} from '../outbox/pending-events.js';
+import type { ConsumerBatch, HeldBatch } from '../outbox/drain-consumer.js';
+import type { SqlRun } from '../shared/native-transaction.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
-import { writeRollups } from './write-rollups.js';
+import { foldWritesSql } from './write-rollups.js';
 
 export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
   eventId: id,
@@ -23,32 +31,31 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
 /** An item's running state before the batch. */
 type FoldState = Parameters<typeof foldItemEvents>[0];
 
+/** A pending event with its item's stored running state (null columns: none stored yet). */
+interface PendingRow {
+  id: string;
+  type: string;
+  payload: StockChangedPayload;
+  wac_q: number | null;
+  wac_c: string | null;
+  last_event_id: string | null;
+}
+
 /**
- * The oldest pending events of the partitions (of one item when given), in id order, each with its item's
- * stored running state (weighted average cost) when there is one: one read per batch.
+ * The oldest pending events of the partitions `parts` (an int[] expression; of one item when `itemId` is not
+ * null), in id order, each with its item's stored running state (weighted average cost) when there is one.
  */
-const PENDING_WITH_STATE_SQL = `
+const pendingWithStateSql = (parts: string, limit: string, itemId: string) => `
 select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
-  from (${pendingEventsSql(ANALYTICS_CONSUMER, '$1::int[]', '$2', '$3')}) o
+  from (${pendingEventsSql(ANALYTICS_CONSUMER, parts, limit, itemId)}) o
   left join analytics_item s on o.type = '${STOCK_CHANGED}' and s.item_id = (o.payload->>'itemId')::uuid
  order by o.id`;
 
-/**
- * The analytics consumer's batch: the oldest pending events of a partition with their items' stored running
- * state, folded per item in id order, merged into the rollups set-based (writeRollups: upserts grouped per
- * rollup key, in key order so concurrent partitions never deadlock) and marked done - all in the caller's
- * transaction.
- */
-export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId) => {
-  const events = await sql<{
-    id: string;
-    type: string;
-    payload: StockChangedPayload;
-    wac_q: number | null;
-    wac_c: string | null;
-    last_event_id: string | null;
-  }>(PENDING_WITH_STATE_SQL, [parts, limit, itemId ?? null]);
-  if (events.length === 0) return 0;
+/** In the caller's transaction, which holds the partitions (the fallback of a failed batch). */
+const PENDING_WITH_STATE_SQL = pendingWithStateSql('$1::int[]', '$2', '$3');
+
+/** The batch's events folded per item in id order, from each item's stored running state. */
+function foldRows(events: PendingRow[]): FoldResult[] {
   const byItem = new Map<string, { start: FoldState; events: FoldEvent[] }>();
   for (const e of events) {
     if (e.type !== STOCK_CHANGED) continue;
@@ -62,14 +69,45 @@ export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId
     }
     item.events.push(payloadToFoldEvent(e.id, e.payload));
   }
-  const folds: FoldResult[] = [...byItem.values()].map(item => foldItemEvents(item.start, item.events));
-  await writeRollups(sql, folds);
-  // The markers last, in a statement of their own: the outbox rows, which the other consumers mark too, stay
-  // locked only for it and the commit (inside the rollup statement they waited with it on shared rollup rows).
-  await markEventsDone(
-    sql,
-    ANALYTICS_CONSUMER,
-    events.map(e => e.id),
+  return [...byItem.values()].map(item => foldItemEvents(item.start, item.events));
+}
+
+/**
+ * Folds the events, merges the deltas into the rollups and marks the events done in ONE statement
+ * (foldWritesSql: upserts grouped per rollup key, in key order so concurrent partitions never deadlock; markers
+ * last), committing without waiting for the WAL flush (ANALYTICS_CONSUMER.asyncCommit). Returns how many.
+ */
+async function writeBatch(sql: SqlRun, events: PendingRow[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const { sql: text, params } = foldWritesSql(
+    foldRows(events),
+    markedCte(ANALYTICS_CONSUMER, '$5'),
+    allMarkedCheck(ANALYTICS_CONSUMER, 'cardinality($5::bigint[])'),
+    `, ${ASYNC_COMMIT_SQL}`,
   );
+  await sql(text, [...params, events.map(e => e.id)]);
   return events.length;
+}
+
+/**
+ * The analytics consumer's batch in the caller's transaction: the oldest pending events of the partitions with
+ * their items' stored running state, then their fold, rollups and markers in one statement.
+ */
+export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId) =>
+  writeBatch(sql, await sql<PendingRow>(PENDING_WITH_STATE_SQL, [parts, limit, itemId ?? null]));
+
+/** The fast path (HeldBatch): take and read in one autocommit statement, fold, write and mark in another. */
+const foldHeldPartitions: HeldBatch = async (run, take, params, limit, taken) => {
+  const events = await takeAndRead<PendingRow>(
+    run,
+    takeAndReadSql(take, parts => pendingWithStateSql(parts, '$4', 'null')),
+    [...params, limit],
+    taken,
+  );
+  return applyFresh(
+    events,
+    batch => writeBatch(run, batch),
+    () => run<PendingRow>(PENDING_WITH_STATE_SQL, [taken.parts, limit, null]),
+  );
 };
+foldPendingEvents.held = foldHeldPartitions;

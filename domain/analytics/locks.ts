@@ -9,6 +9,9 @@ const REBUILD_NS = 740001;
  */
 export const REBUILD_LOCK_SHARED = `pg_advisory_xact_lock_shared(${REBUILD_NS}, 0)`;
 
+/** The same held by a session until it releases it (a HeldBatch holds it across its two statements). */
+export const REBUILD_LOCK_SHARED_SESSION = `pg_advisory_lock_shared(${REBUILD_NS}, 0)`;
+
 export async function lockRebuildExclusive(em: EntityManager): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(?, 0)', [REBUILD_NS]);
 }

@@ -3,6 +3,7 @@ import type { SqlRun } from '../shared/native-transaction.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,
+  rollupSlot,
   runningCountsUpdate,
   supplierBucketUpserts,
 } from './activity-rollups.js';
@@ -73,28 +74,34 @@ export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0
 const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DAY_COLUMNS})`;
 
 /**
- * Merges fold deltas into the rollup tables (sums add up; the "latest" fields follow the later event).
- * Works for the consumer's increments and for the rebuild's bulk inserts alike.
+ * The rebuild's bulk write of fold results: day rows into the unindexed staging table `dayTable` (the rest is
+ * derived at its end) and the items' running state, in chunks of at most ~5000 day rows per statement (small
+ * JSON parameters).
  */
 export async function writeRollups(
   sql: SqlRun,
   folds: FoldResult[],
-  options: { dayTable?: string } = {},
+  options: { dayTable: string },
 ): Promise<void> {
   for (let i = 0; i < folds.length;) {
-    // Chunks of at most ~5000 day rows per statement keep the JSON parameters small.
     let rows = 0;
     let j = i;
     while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
       rows += folds[j++].days.length;
-    await writeChunk(sql, folds.slice(i, j), options);
+    const chunk = folds.slice(i, j);
+    await sql(
+      `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
+       select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
+      [JSON.stringify(chunk.flatMap(f => f.days.map(dayJson)))],
+    );
+    await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(itemStates(chunk))]);
     i = j;
   }
 }
 
-async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?: string }): Promise<void> {
-  const days = folds.flatMap(f => f.days.map(dayJson));
-  const items = folds
+/** The items' running state after their folds. */
+const itemStates = (folds: FoldResult[]) =>
+  folds
     .filter(f => f.days.length > 0)
     .map(f => ({
       item_id: f.days[0].itemId,
@@ -102,53 +109,63 @@ async function writeChunk(sql: SqlRun, folds: FoldResult[], options: { dayTable?
       wac_c: formatUnits(f.state.c),
       last_event_id: f.state.lastEventId,
     }));
-  if (options.dayTable) {
-    // Bulk path of the rebuild: a plain insert into an unindexed staging table; the rest is derived at its end.
-    await sql(
-      `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
-       select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
-      [JSON.stringify(days)],
-    );
-    await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(items)]);
-    return;
-  }
-  if (days.length === 0) return;
-  const daysJson = JSON.stringify(days);
-  // The item's own rows first, each with its own day's entries in its running count: a new day row starts from
-  // the pair's running count before its day (the statement's snapshot does not see its own inserts), an existing
-  // one adds them; runningCountsUpdate then adds every delta to the pair's later days (one update per row, not two).
-  await sql(
-    `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
+
+/**
+ * The consumer's whole write of a batch as ONE statement (one round trip, and its own transaction when it runs
+ * alone): the fold deltas merged into every rollup (sums add up; the "latest" fields follow the later event) and
+ * the consumer's markers set on the batch's events (`markers`: CTEs ending in `marked`, and a select-list
+ * check that fails the statement unless every event was marked). Markers last: the outbox rows, which the
+ * other consumers mark too, stay locked only for the end of the statement, not while it waits on shared
+ * rollup rows. `tail` is more of the final select list (the commit mode).
+ *
+ * Running entry counts (`cum_entries`, the running sum of a pair's entries by day) in one statement, where no
+ * part may update a row another part writes: a batch row gets the pair's batch entries up to its day
+ * (`batch_cum`) on top of the stored count before its day (a new row: the stored row before it; an existing
+ * one: its own count less its own entries, the same thing), and the pair's stored LATER rows that the batch does
+ * not write get the batch's earlier entries (runningCountsUpdate; later days exist only when events arrive out
+ * of day order). Each part reads the statement's snapshot, taken before any of them writes.
+ */
+export function foldWritesSql(
+  folds: FoldResult[],
+  markers: string,
+  check: string,
+  tail = '',
+): { sql: string; params: unknown[] } {
+  const days = folds.flatMap(f => f.days.map(dayJson));
+  const parts = [
+    `x as materialized (select x.*, sum(x.entries) over (partition by x.item_id, x.supplier_key order by x.day)
+                          as batch_cum from ${dayRows('$1')})`,
+    `d as (insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
      select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
-            x.entries + coalesce((select p.cum_entries from analytics_item_day p
+            x.batch_cum + coalesce((select p.cum_entries from analytics_item_day p
                       where p.item_id = x.item_id and p.supplier_key = x.supplier_key and p.day < x.day
                       order by p.day desc limit 1), 0)
-     from ${dayRows('$1')}
+     from x order by x.item_id, x.day, x.supplier_key
      on conflict (item_id, day, supplier_key) do update set
-     cum_entries = analytics_item_day.cum_entries + excluded.entries,
+     cum_entries = excluded.cum_entries + analytics_item_day.entries,
      ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
      ${LATEST.map(
        c =>
          `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
-     ).join(', ')}`,
-    [daysJson],
-  );
-  // Then everything else in ONE statement (one round trip): it sees the day rows just upserted, and none of
-  // its parts writes them but the running counts.
-  const statements = [
-    runningCountsUpdate(dayRows('$1')),
-    pairTotalsUpsert(dayRows('$1')),
-    REASON_UPSERT('$2'),
-    ITEM_STATE_UPSERT('$4'),
-    USER_UPSERT('$3'),
-    ...supplierBucketUpserts(dayRows('$1')),
+     ).join(', ')} returning 1)`,
+    `w0 as (${runningCountsUpdate('x')} returning 1)`,
+    `w1 as (${pairTotalsUpsert('x')} returning 1)`,
+    `w2 as (${REASON_UPSERT('$2')} returning 1)`,
+    `w3 as (${ITEM_STATE_UPSERT('$4')} returning 1)`,
+    `w4 as (${USER_UPSERT('$3')} returning 1)`,
+    ...supplierBucketUpserts('x').map((statement, i) => `w${5 + i} as (${statement} returning 1)`),
   ];
-  await sql(`with ${statements.map((statement, i) => `w${i} as (${statement})`).join(', ')} select 1`, [
-    daysJson,
-    JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-    JSON.stringify(folds.flatMap(f => f.users.map(userJson))),
-    JSON.stringify(items),
-  ]);
+  const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+  return {
+    sql: `with ${parts.join(',\n')}, ${markers}
+          select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`,
+    params: [
+      JSON.stringify(days),
+      JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
+      JSON.stringify(folds.flatMap(f => f.users.map(u => ({ ...userJson(u), item_id: f.days[0]?.itemId })))),
+      JSON.stringify(itemStates(folds)),
+    ],
+  };
 }
 
 const REASON_UPSERT = (param: string) => `
@@ -162,11 +179,11 @@ const REASON_UPSERT = (param: string) => `
     decrease = analytics_reason_day.decrease + excluded.decrease`;
 
 const USER_UPSERT = (param: string) => `
-  insert into analytics_user_day (day, supplier_key, created_by, entries)
-  select day, supplier_key, created_by, sum(entries) from jsonb_to_recordset(${param}::jsonb)
-    as x(day date, supplier_key uuid, created_by varchar, entries int)
-  group by day, supplier_key, created_by order by day, supplier_key, created_by
-  on conflict (day, supplier_key, created_by) do update set
+  insert into analytics_user_day (day, supplier_key, created_by, slot, entries)
+  select day, supplier_key, created_by, ${rollupSlot('item_id')}, sum(entries) from jsonb_to_recordset(${param}::jsonb)
+    as x(item_id uuid, day date, supplier_key uuid, created_by varchar, entries int)
+  group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  on conflict (day, supplier_key, created_by, slot) do update set
     entries = analytics_user_day.entries + excluded.entries`;
 
 const ITEM_STATE_UPSERT = (param: string) => `

@@ -1,7 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
-import { REBUILD_LOCK_SHARED } from '../analytics/locks.js';
-import { nativePool, nativeTransaction, poolRun, type SqlRun } from '../shared/native-transaction.js';
+import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
+import { CUSTOM_PLANS_SQL, HELD_PLANS_SQL, RELEASE_SESSION_SQL } from './plan-settings.js';
+import {
+  nativePool,
+  nativeTransaction,
+  poolRun,
+  preparedRun,
+  type SqlRun,
+} from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -12,8 +19,36 @@ export const CONSUMER_BATCH = 250;
 /**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside
  * the caller's transaction and sets the consumer's marker on them in the same transaction; returns how many.
+ * `held`, when the consumer has one, is the same batch in two autocommit statements (HeldBatch): drainConsumer
+ * takes it as its fast path and keeps this one as the fallback of a failed batch.
  */
-export type ConsumerBatch = (sql: SqlRun, parts: number[], limit: number, itemId?: string) => Promise<number>;
+export type ConsumerBatch = ((
+  sql: SqlRun,
+  parts: number[],
+  limit: number,
+  itemId?: string,
+) => Promise<number>) & {
+  held?: HeldBatch;
+};
+
+/**
+ * A batch in two round trips on a connection the run keeps, for consumers whose batch needs work in between
+ * (the analytics fold, the alerts' walk per item): the first statement is `take` (a select with a `part` column
+ * whose partitions it locks with SESSION advisory locks, held from one statement to the next; its parameters are
+ * $1-$3) together with the batch's read, the second applies the batch and sets its markers in ONE autocommit
+ * statement (effects and markers commit together). The locks are released by the next take, by the run's last
+ * look or when the run ends, never while a batch is between its two statements, so no other run can apply the
+ * same events meanwhile. Sets `taken.parts` as soon as it knows them (a failed apply falls back on them) and
+ * returns how many events it applied. Two round trips instead of seven (take, begin, read, writes, markers,
+ * commit): at ~900 writes/s each round trip waits ~1.3 ms to be scheduled on the saturated 2 cores.
+ */
+export type HeldBatch = (
+  run: SqlRun,
+  take: string,
+  params: unknown[],
+  limit: number,
+  taken: { parts: number[] },
+) => Promise<number>;
 
 export interface DrainOptions {
   batchSize?: number;
@@ -21,6 +56,12 @@ export interface DrainOptions {
   rebuildShared?: boolean;
   /** Called when a batch came back full: there is more than one batch of work, so a peer may help. */
   onBacklog?: () => void;
+  /**
+   * Settles (never rejects) once the doorbell that woke the run is free again, so that a ring from then on
+   * queues a follow-up job. The run may start before: it then ends only on a take or look that started after
+   * this settled (an event whose ring was dropped while the doorbell was still taken committed before that).
+   */
+  freed?: Promise<void>;
   /** Called when a batch fails (its partitions then fall back to one item at a time). */
   onBatchError?: (error: unknown, parts: number[]) => void;
   /** Called for every item whose events cannot be applied (they stay pending, in order). */
@@ -76,17 +117,62 @@ export async function drainConsumer(
   apply: ConsumerBatch,
   options: DrainOptions = {},
 ): Promise<DrainResult> {
+  if (apply.held === undefined) return drain(em, consumer, apply, options);
+  // The run keeps one connection: its session advisory locks hold the partitions between the two statements.
+  const client = await (await nativePool(em)).connect();
+  const session: Session = { run: preparedRun(client), holding: false, held: apply.held };
+  let broken = false;
+  try {
+    return await drain(em, consumer, apply, options, session);
+  } finally {
+    if (session.holding) await session.run(`select ${RELEASE_SESSION_SQL}`).catch(() => (broken = true));
+    client.release(broken);
+  }
+}
+
+/**
+ * A run's own connection and whether it may still hold session advisory locks or HELD_PLANS_SQL's settings
+ * there (HeldBatch; RELEASE_SESSION_SQL gives both back).
+ */
+interface Session {
+  run: SqlRun;
+  holding: boolean;
+  held: HeldBatch;
+}
+
+async function drain(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  options: DrainOptions,
+  session?: Session,
+): Promise<DrainResult> {
   const batchSize = options.batchSize ?? CONSUMER_BATCH;
   const result: DrainResult = { applied: 0, batches: 0, failed: 0 };
   const poisoned: number[] = [];
   let oneStatement = options.oneStatement;
   let start = consumer.firstPartition;
   let partitions = OUTBOX_PARTITIONS;
+  let freed = options.freed === undefined;
+  void options.freed?.then(() => (freed = true));
   for (;;) {
+    // Whether the doorbell was free when this take started (a run may end on it).
+    let mayEnd = freed;
     const taken: { parts: number[] } = { parts: [] };
     let n: number;
     try {
-      if (oneStatement) {
+      if (session) {
+        session.holding = true;
+        n = await session.held(
+          session.run,
+          takePartitionsSql(consumer, options.rebuildShared === true, partitions, 'session'),
+          [start, poisoned, consumer.lockNamespace],
+          batchSize,
+          taken,
+        );
+        // A take that took nothing gave the session back itself (takeAndReadSql).
+        if (taken.parts.length === 0) session.holding = false;
+      } else if (oneStatement) {
         ({ parts: taken.parts, applied: n } = await oneStatement(
           await poolRun(em),
           takePartitionsSql(consumer, options.rebuildShared === true, partitions),
@@ -100,7 +186,12 @@ export async function drainConsumer(
         });
       }
     } catch (error) {
-      if (oneStatement) {
+      if (session) {
+        // Nothing of the batch was applied: free its partitions for the fallback's transaction locks.
+        await session.run(`select ${RELEASE_SESSION_SQL}`);
+        session.holding = false;
+      }
+      if (oneStatement && !session) {
         // The statement does not say which partitions it took: find out the way every other consumer works.
         oneStatement = undefined;
         continue;
@@ -112,21 +203,30 @@ export async function drainConsumer(
         await applyItemByItem(em, consumer, apply, part, batchSize, options, result);
       continue;
     }
-    if (taken.parts.length === 0) return result;
+    if (taken.parts.length === 0) {
+      if (mayEnd) return result;
+      await options.freed;
+      continue;
+    }
     result.applied += n;
     result.batches += 1;
     start = partitionAfter(start, taken.parts);
     const limit = partitions;
     partitions = n >= batchSize ? consumer.partitionsPerBatch : OUTBOX_PARTITIONS;
     if (n >= batchSize) options.onBacklog?.();
-    // A one-statement batch costs no more than the look, and while events keep coming (a look found some after
-    // 1 batch in 4 for history at ~900 writes/s) it saves the look: such a run goes on until a batch is empty.
+    // A one-statement batch (or a held batch's take) costs no more than the look, and while events keep coming
+    // (a look found some after 1 batch in 4 for history at ~900 writes/s) it saves the look: such a run goes on
+    // until a batch is empty.
     else if (
-      (oneStatement === undefined || n === 0) &&
-      taken.parts.length < limit &&
-      !(await anyPending(em, consumer, taken.parts))
-    )
-      return result;
+      ((oneStatement === undefined && session === undefined) || n === 0) &&
+      taken.parts.length < limit
+    ) {
+      mayEnd = freed;
+      if (!(await anyPending(em, consumer, taken.parts, session))) {
+        if (mayEnd) return result;
+        await options.freed;
+      }
+    }
   }
 }
 
@@ -136,14 +236,22 @@ function partitionAfter(start: number, parts: number[]): number {
   return (start + furthest + 1) % OUTBOX_PARTITIONS;
 }
 
-/** Whether any event of the partitions is pending for the consumer (one autocommit statement). */
-async function anyPending(em: EntityManager, consumer: OutboxConsumer, parts: number[]): Promise<boolean> {
-  const [row] = await (
-    await poolRun(em)
-  )<{ pending: boolean }>(
-    `select exists (select 1 from outbox_event where part = any($1::int[]) and ${consumer.marker} is null) as pending`,
+/**
+ * Whether any event of the partitions is pending for the consumer (one autocommit statement). On a run's own
+ * connection the same statement first releases the partitions it holds (its last batch has committed).
+ */
+async function anyPending(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  parts: number[],
+  session?: Session,
+): Promise<boolean> {
+  const [row] = await (session?.run ?? (await poolRun(em)))<{ pending: boolean }>(
+    `select ${session ? `${RELEASE_SESSION_SQL}, ` : ''}exists (select 1 from outbox_event
+       where part = any($1::int[]) and ${consumer.marker} is null) as pending`,
     [parts],
   );
+  if (session) session.holding = false;
   return row.pending;
 }
 
@@ -171,39 +279,43 @@ async function takePendingPartitions(
   return rows.map(row => Number(row.part));
 }
 
-/** The select of takePendingPartitions: $1 the first partition, $2 the partitions to skip, $3 the lock namespace. */
-const takePartitionsSql = (consumer: OutboxConsumer, rebuildShared: boolean, limit: number): string =>
-  `with r as materialized (select ${transactionSettings(consumer, rebuildShared)})
+/**
+ * The select of takePendingPartitions: $1 the first partition, $2 the partitions to skip, $3 the lock namespace.
+ * With `locks = 'session'` (HeldBatch) the locks outlive the statement: it first releases what the run held
+ * (its previous batch has committed), then takes the rebuild lock shared and the partitions as session locks.
+ */
+const takePartitionsSql = (
+  consumer: OutboxConsumer,
+  rebuildShared: boolean,
+  limit: number,
+  locks: 'transaction' | 'session' = 'transaction',
+): string =>
+  `with ${locks === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
+     select ${transactionSettings(consumer, rebuildShared, locks)}${locks === 'session' ? ' from u' : ''})
    select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                             from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
      left join lateral (select true as pending from outbox_event o
                          where o.part = p.part and o.${consumer.marker} is null limit 1) x on true
     where p.part <> all($2::int[])
-      and case when x.pending then pg_try_advisory_xact_lock($3::int, p.part) else false end
+      and case when x.pending then ${locks === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock'}($3::int, p.part)
+               else false end
     limit ${limit}`;
 
 /**
  * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared
- * when asked, custom plans (CUSTOM_PLANS_SQL) and the consumer's commit mode (`asyncCommit`).
+ * when asked, custom plans (CUSTOM_PLANS_SQL) and the consumer's commit mode (`asyncCommit`; a HeldBatch sets it
+ * in its own applying statement, the one that commits).
  */
-const transactionSettings = (consumer: OutboxConsumer, rebuildShared: boolean): string =>
+const transactionSettings = (
+  consumer: OutboxConsumer,
+  rebuildShared: boolean,
+  locks: 'transaction' | 'session' = 'transaction',
+): string =>
   [
-    rebuildShared ? REBUILD_LOCK_SHARED : '1',
-    CUSTOM_PLANS_SQL,
-    ...(consumer.asyncCommit ? [ASYNC_COMMIT_SQL] : []),
+    rebuildShared ? (locks === 'session' ? REBUILD_LOCK_SHARED_SESSION : REBUILD_LOCK_SHARED) : '1',
+    locks === 'session' ? HELD_PLANS_SQL : CUSTOM_PLANS_SQL,
+    ...(consumer.asyncCommit && locks === 'transaction' ? [ASYNC_COMMIT_SQL] : []),
   ].join(', ');
-
-/**
- * The consumers' statements are prepared, and after five runs PostgreSQL may keep a generic plan made from what
- * it knew of outbox_event then: planned while the table was small (and never analyzed, autovacuum being off on
- * the bench), a history batch joined the outbox by sequential scans, its statement went from ~3 ms to 0.3-2.4 s
- * as the table grew, and the backlog never caught up (lag p50 0.8-12 s in 3 lag runs of 10). So the connection
- * a consumer uses plans every run of a statement for its parameters and the tables as they are now
- * (session-wide: a one-statement batch is planned before its own settings take effect; it holds from the next
- * run on). Planning costs CPU (the analytics rollup writes alone take ~0.9 ms per batch; 80-160 µs more
- * PostgreSQL CPU per event than prepared plans in an A/B lag run at 800 writes/s), but no plan can go stale.
- */
-const CUSTOM_PLANS_SQL = "set_config('plan_cache_mode', 'force_custom_plan', false)";
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(

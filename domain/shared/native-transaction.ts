@@ -34,7 +34,7 @@ export function nativePool(em: EntityManager): Promise<pg.Pool> {
 }
 
 /** Statements as named prepared statements on a pool (each its own implicit transaction) or one connection. */
-const preparedRun =
+export const preparedRun =
   (queryable: pg.Pool | pg.PoolClient): SqlRun =>
   async <R>(text: string, values: unknown[] = []) =>
     (await queryable.query({ name: statementName(text), text, values })).rows as R[];

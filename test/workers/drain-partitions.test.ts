@@ -3,7 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { ALERTS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
-import { drainConsumer, OUTBOX_PARTITIONS } from '../../domain/outbox/drain-consumer.js';
+import { drainConsumer, OUTBOX_PARTITIONS, type DrainResult } from '../../domain/outbox/drain-consumer.js';
+import { nativePool } from '../../domain/shared/native-transaction.js';
+import { waitFor } from '../support/wait-for.js';
 import { evaluateLowStock } from '../../domain/alerts/evaluate-low-stock.js';
 import {
   recordStockChanges,
@@ -77,5 +79,45 @@ describe('Consumer batches over the outbox partitions', () => {
     expect(rows).to.have.length(OUTBOX_PARTITIONS);
     for (const row of rows)
       expect({ n: Number(row.n), ordered: row.ordered }).to.deep.equal({ n: 3, ordered: true });
+  });
+
+  it('When the doorbell is freed only after the run has looked, then the run looks once more before it ends', async () => {
+    const em = testApp().services.orm.em.fork();
+    await drainHistory(em);
+    const [itemId] = await itemsInEveryPartition(em);
+    await restock(em, itemId, 2);
+    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
+      itemId,
+    ]);
+
+    // Another holder has the event's partition, so the run's first take finds nothing it can take; the doorbell
+    // is freed only once the run waits for it (the second `then` on it: the first is the run noting when it is).
+    let resolveFreed!: () => void;
+    const freeing = new Promise<void>(resolve => (resolveFreed = resolve));
+    let waits = 0;
+    const freed = {
+      then: (...args: Parameters<Promise<void>['then']>) => {
+        waits += 1;
+        return freeing.then(...args);
+      },
+    } as Promise<void>;
+    const holder = await (await nativePool(em)).connect();
+    let run: Promise<DrainResult>;
+    try {
+      await holder.query('select pg_advisory_lock($1::int, $2::int)', [
+        STOCK_HISTORY_CONSUMER.lockNamespace,
+        part,
+      ]);
+      run = drainConsumer(em, STOCK_HISTORY_CONSUMER, recordStockChanges, {
+        oneStatement: recordStockChangesAlone,
+        freed,
+      });
+      await waitFor(() => waits >= 2, 10000, 'the run to wait for the doorbell');
+    } finally {
+      await holder.query('select pg_advisory_unlock_all()');
+      holder.release();
+    }
+    resolveFreed();
+    expect(await run!).to.include({ applied: 1, failed: 0 });
   });
 });
