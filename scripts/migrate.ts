@@ -1,16 +1,7 @@
-import { loadConfig } from '../config/env.js';
-import { migrate, openOrm } from '../config/database.js';
-import { createDatabases } from './create-databases.js';
-import { runScript } from './run-script.js';
+/**
+ * The Procfile's `release` line (migrate-database.ts): the Node.js version is checked first, before any module
+ * of the application is loaded (supported-node.ts).
+ */
+import './supported-node.js';
 
-await runScript(async () => {
-  const config = loadConfig();
-  await createDatabases(config.databaseUrl);
-  const orm = await openOrm(config.databaseUrl, 2);
-  try {
-    const applied = await migrate(orm);
-    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-  } finally {
-    await orm.close(true);
-  }
-});
+await import('./migrate-database.js');

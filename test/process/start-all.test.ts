@@ -1,3 +1,5 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import { testEnv } from '../support/test-env.js';
@@ -67,5 +69,23 @@ describe('The run command (scripts/start-all.ts)', function () {
     const code = await waitForExit(child, 20000);
     expect(code).to.equal(2);
     expect(child.output()).to.contain('JWT_SECRET');
+  });
+  it('When started by a Node.js older than 22.17, then it exits 1 saying how to get the right Node, before loading the app', async function () {
+    // The machine's own Node where it is older (the system Node 20 of these machines); without one, nothing to run.
+    const old = '/usr/bin/node';
+    const version = existsSync(old) ? execFileSync(old, ['--version'], { encoding: 'utf8' }).trim() : '';
+    const [major, minor] = version.slice(1).split('.').map(Number);
+    if (!version || major > 22 || (major === 22 && minor >= 17)) this.skip();
+    for (const entry of ['scripts/start-all.ts', 'scripts/migrate.ts']) {
+      const run = spawnSync(old, ['--import', 'tsx', entry, '--web'], {
+        env: { ...process.env, ...testEnv({ PORT: String(await freePort()) }) },
+        encoding: 'utf8',
+        timeout: 30000,
+      });
+      expect(run.status, `${entry}: ${run.stderr}`).to.equal(1);
+      expect(run.stderr).to.contain(`Stockroom needs Node.js 22.17 or newer`);
+      expect(run.stderr).to.contain(version);
+      expect(run.stderr).to.contain('node_modules/.bin');
+    }
   });
 });
