@@ -237,4 +237,35 @@ describe('Low-stock alerts and webhook deliveries', function () {
     expect(new Set(bodies.map(b => b.alertId))).to.deep.equal(new Set(alerts.map(a => String(a.id))));
     expect(bodies.map(b => b.quantity).sort()).to.deep.equal([3, 4]);
   });
+  it('When one batch closes an alert opened by an earlier batch and the item crosses down again, then the old alert closes and a new one opens', async () => {
+    const em = app.services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id, price: '3.00', minimumQuantity: 5 });
+    await recordStockChange(em, { itemId: item.id, change: 10, reason: 'INITIAL_STOCK', at: new Date() });
+    await recordStockChange(em, { itemId: item.id, change: -7, reason: 'SALE', at: new Date() }); // 3: down
+    await settleConsumers(app.services);
+    expect((await alertsFor(item.id)).map(a => a.closed_at === null)).to.deep.equal([true]);
+    // Up and down again in ONE batch: the open alert's close and the new alert's insert meet in one write (the
+    // item may have one open alert only).
+    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
+      item.id,
+    ]);
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+      await recordStockChange(em, { itemId: item.id, change: 5, reason: 'RESTOCK', at: new Date() }); // 8: up
+      await recordStockChange(em, { itemId: item.id, change: -6, reason: 'SALE', at: new Date() }); // 2: down
+      await holder.query('select pg_advisory_unlock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+    } finally {
+      await holder.end();
+    }
+    await settleConsumers(app.services);
+
+    const alerts = await alertsFor(item.id);
+    expect(alerts.map(a => [a.quantity, a.closed_at === null])).to.deep.equal([
+      [8, false],
+      [2, true],
+    ]);
+  });
 });
