@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Worker } from 'bullmq';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { startWorkers, PROCESSORS, type RunningWorkers } from '../../workers/main.js';
@@ -81,6 +82,25 @@ describe('Low-stock alerts and webhook deliveries', function () {
         `select d.* from webhook_delivery d join low_stock_alert a on a.id = d.alert_id where a.item_id = ? order by d.id`,
         [itemId],
       );
+  /**
+   * Holds the alerts consumer off the item's partition while `write` records its events, so that one batch
+   * takes them all.
+   */
+  const inOneAlertsBatch = async (em: EntityManager, itemId: string, write: () => Promise<void>) => {
+    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
+      itemId,
+    ]);
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+      await write();
+      await holder.query('select pg_advisory_unlock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+    } finally {
+      await holder.end();
+    }
+  };
+
   const alertsFor = async (itemId: string) =>
     app.services.orm.em
       .fork()
@@ -203,22 +223,12 @@ describe('Low-stock alerts and webhook deliveries', function () {
     const em = app.services.orm.em.fork();
     const supplier = await createSupplier(em);
     const item = await createItem(em, { supplierId: supplier.id, price: '3.00', minimumQuantity: 5 });
-    // Hold the alerts consumer off the item's partition while its events are written, so one batch takes them all.
-    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
-      item.id,
-    ]);
-    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await holder.connect();
-    try {
-      await holder.query('select pg_advisory_lock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+    await inOneAlertsBatch(em, item.id, async () => {
       await recordStockChange(em, { itemId: item.id, change: 10, reason: 'INITIAL_STOCK', at: new Date() });
       await recordStockChange(em, { itemId: item.id, change: -6, reason: 'SALE', at: new Date() }); // 4: down
       await recordStockChange(em, { itemId: item.id, change: 3, reason: 'RESTOCK', at: new Date() }); // 7: up
       await recordStockChange(em, { itemId: item.id, change: -4, reason: 'SALE', at: new Date() }); // 3: down
-      await holder.query('select pg_advisory_unlock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
-    } finally {
-      await holder.end();
-    }
+    });
     await settleConsumers(app.services);
 
     const alerts = await alertsFor(item.id);
@@ -247,19 +257,10 @@ describe('Low-stock alerts and webhook deliveries', function () {
     expect((await alertsFor(item.id)).map(a => a.closed_at === null)).to.deep.equal([true]);
     // Up and down again in ONE batch: the open alert's close and the new alert's insert meet in one write (the
     // item may have one open alert only).
-    const [{ part }] = await em.execute<{ part: number }[]>('select (hashtext(?) & 15)::int as part', [
-      item.id,
-    ]);
-    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await holder.connect();
-    try {
-      await holder.query('select pg_advisory_lock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
+    await inOneAlertsBatch(em, item.id, async () => {
       await recordStockChange(em, { itemId: item.id, change: 5, reason: 'RESTOCK', at: new Date() }); // 8: up
       await recordStockChange(em, { itemId: item.id, change: -6, reason: 'SALE', at: new Date() }); // 2: down
-      await holder.query('select pg_advisory_unlock($1, $2)', [ALERTS_CONSUMER.lockNamespace, part]);
-    } finally {
-      await holder.end();
-    }
+    });
     await settleConsumers(app.services);
 
     const alerts = await alertsFor(item.id);
