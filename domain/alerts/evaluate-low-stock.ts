@@ -1,13 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import {
-  allMarkedCheck,
-  applyFresh,
-  markedCte,
-  pendingEventsSql,
-  takeAndRead,
-  takeAndReadSql,
-} from '../outbox/pending-events.js';
+import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
@@ -50,29 +43,12 @@ interface PendingRow {
  * times in one batch gets one alert per crossing; then every alert is written set-based (closing/updating the
  * alerts that were open, inserting the new ones with their webhook deliveries) and the markers are set, in ONE
  * statement in the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the
- * commit. `held` is the same batch as two autocommit statements (HeldBatch), the workers' fast path.
+ * commit. Its `held` fast path is the same batch as two autocommit statements (pendingBatch).
  */
-export function evaluateLowStock(webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch {
-  const batch: ConsumerBatch = async (sql, parts, limit, itemId) =>
-    writeBatch(
-      sql,
-      await sql<PendingRow>(PENDING_WITH_OPEN_ALERTS_SQL, [parts, limit, itemId ?? null]),
-      webhookUrl,
-      deliveries,
-    );
-  batch.held = async (run, take, params, limit, taken) =>
-    applyFresh(
-      await takeAndRead<PendingRow>(
-        run,
-        takeAndReadSql(take, parts => pendingWithOpenAlertsSql(parts, '$4', 'null')),
-        [...params, limit],
-        taken,
-      ),
-      events => writeBatch(run, events, webhookUrl, deliveries),
-      () => run<PendingRow>(PENDING_WITH_OPEN_ALERTS_SQL, [taken.parts, limit, null]),
-    );
-  return batch;
-}
+export const evaluateLowStock = (webhookUrl: string | undefined, deliveries: string[] = []): ConsumerBatch =>
+  pendingBatch<PendingRow>(pendingWithOpenAlertsSql, (sql, events) =>
+    writeBatch(sql, events, webhookUrl, deliveries),
+  );
 
 /** The alerts the batch's events leave behind (walked per item in id order), the open ones it found first. */
 function walkAlerts(events: PendingRow[]): AlertState[] {
@@ -142,9 +118,6 @@ select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name 
   left join low_stock_alert a
     on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
  order by o.id`;
-
-/** In the caller's transaction, which holds the partitions (the fallback of a failed batch). */
-const PENDING_WITH_OPEN_ALERTS_SQL = pendingWithOpenAlertsSql('$1::int[]', '$2', '$3');
 
 /**
  * ONE statement: the alerts that were open get their final quantity (and close time); then (the insert waits

@@ -1,14 +1,6 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
-import {
-  allMarkedCheck,
-  applyFresh,
-  markedCte,
-  pendingEventsSql,
-  takeAndRead,
-  takeAndReadSql,
-} from '../outbox/pending-events.js';
-import type { ConsumerBatch, HeldBatch } from '../outbox/drain-consumer.js';
+import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
 import type { SqlRun } from '../shared/native-transaction.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
@@ -51,9 +43,6 @@ select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.l
   left join analytics_item s on o.type = '${STOCK_CHANGED}' and s.item_id = (o.payload->>'itemId')::uuid
  order by o.id`;
 
-/** In the caller's transaction, which holds the partitions (the fallback of a failed batch). */
-const PENDING_WITH_STATE_SQL = pendingWithStateSql('$1::int[]', '$2', '$3');
-
 /** The batch's events folded per item in id order, from each item's stored running state. */
 function foldRows(events: PendingRow[]): FoldResult[] {
   const byItem = new Map<string, { start: FoldState; events: FoldEvent[] }>();
@@ -90,24 +79,7 @@ async function writeBatch(sql: SqlRun, events: PendingRow[]): Promise<number> {
 }
 
 /**
- * The analytics consumer's batch in the caller's transaction: the oldest pending events of the partitions with
- * their items' stored running state, then their fold, rollups and markers in one statement.
+ * The analytics consumer's batch: the oldest pending events of the partitions with their items' stored running
+ * state, then their fold, rollups and markers in one statement (its `held` fast path: pendingBatch).
  */
-export const foldPendingEvents: ConsumerBatch = async (sql, parts, limit, itemId) =>
-  writeBatch(sql, await sql<PendingRow>(PENDING_WITH_STATE_SQL, [parts, limit, itemId ?? null]));
-
-/** The fast path (HeldBatch): take and read in one autocommit statement, fold, write and mark in another. */
-const foldHeldPartitions: HeldBatch = async (run, take, params, limit, taken) => {
-  const events = await takeAndRead<PendingRow>(
-    run,
-    takeAndReadSql(take, parts => pendingWithStateSql(parts, '$4', 'null')),
-    [...params, limit],
-    taken,
-  );
-  return applyFresh(
-    events,
-    batch => writeBatch(run, batch),
-    () => run<PendingRow>(PENDING_WITH_STATE_SQL, [taken.parts, limit, null]),
-  );
-};
-foldPendingEvents.held = foldHeldPartitions;
+export const foldPendingEvents = pendingBatch<PendingRow>(pendingWithStateSql, writeBatch);
