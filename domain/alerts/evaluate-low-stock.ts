@@ -1,6 +1,12 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
+import {
+  allMarkedCheck,
+  byKey,
+  markedCte,
+  pendingBatch,
+  pendingEventsSql,
+} from '../outbox/pending-events.js';
 import { ALERTS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
@@ -115,8 +121,9 @@ const pendingWithOpenAlertsSql = (parts: string, limit: string, itemId: string) 
 select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
   from (${pendingEventsSql(ALERTS_CONSUMER, parts, limit, itemId)}) o
-  left join low_stock_alert a
-    on o.type = '${STOCK_CHANGED}' and a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null
+  left join lateral ${byKey(`select a.id, a.item_name, a.quantity, a.minimum_quantity from low_stock_alert a
+                              where a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null`)} a
+    on o.type = '${STOCK_CHANGED}'
  order by o.id`;
 
 /**

@@ -1,6 +1,12 @@
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
-import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
+import {
+  allMarkedCheck,
+  byKey,
+  markedCte,
+  pendingBatch,
+  pendingEventsSql,
+} from '../outbox/pending-events.js';
 import type { SqlRun } from '../shared/native-transaction.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
@@ -40,7 +46,8 @@ interface PendingRow {
 const pendingWithStateSql = (parts: string, limit: string, itemId: string) => `
 select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
   from (${pendingEventsSql(ANALYTICS_CONSUMER, parts, limit, itemId)}) o
-  left join analytics_item s on o.type = '${STOCK_CHANGED}' and s.item_id = (o.payload->>'itemId')::uuid
+  left join lateral ${byKey(`select s.wac_q, s.wac_c, s.last_event_id from analytics_item s
+                              where s.item_id = (o.payload->>'itemId')::uuid`)} s on o.type = '${STOCK_CHANGED}'
  order by o.id`;
 
 /** The batch's events folded per item in id order, from each item's stored running state. */
