@@ -91,15 +91,13 @@ export const stillPending = (consumer: OutboxConsumer, alias: string): string =>
 
 /**
  * The statement that sets the consumer's marker on the pending events whose ids are the bigint array
- * `param`, returning one row per event it marked. The rows are locked in id order first, one probe by id each
- * (byKey): the consumers mark the same outbox rows, and any two of them locking rows in different orders would
- * deadlock.
+ * `param`, returning one row per event it marked. The rows are locked in id order first: the consumers mark the
+ * same outbox rows, and any two of them locking rows in different orders would deadlock.
  */
 const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
   `update outbox_event o set ${consumer.marker} = clock_timestamp()
-     from (select e.id from (select id from unnest(${param}::bigint[]) as t(id) order by id) t
-             cross join lateral ${byKey(`select e.id from outbox_event e
-                                          where e.id = t.id and ${stillPending(consumer, 'e')} for update`)} e) locked
+     from (select e.id from unnest(${param}::bigint[]) as t(id) join outbox_event e on e.id = t.id
+            where ${stillPending(consumer, 'e')} order by e.id for update of e) locked
     where o.id = locked.id returning 1`;
 
 /**
