@@ -1,12 +1,7 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import {
-  allMarkedCheck,
-  byKey,
-  markedCte,
-  pendingBatch,
-  pendingEventsSql,
-} from '../outbox/pending-events.js';
+import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
+import { byKey } from '../shared/sql.js';
 import { ALERTS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { byKey } from '../shared/sql.js';
 
 /**
  * The activity rollups that stay the same size however busy an item is (see the DashboardRollups migration):
@@ -30,16 +31,15 @@ const SUPPLIER_TABLES = [
  * Adds day deltas (the rows of the relation `batch`, with `analytics_item_day` columns, whose own rows the same
  * statement upserts with their own counts) to the running counts of the pair's stored LATER rows that are not among them.
  * Later days exist only when events arrive out of day order, so in practice this finds nothing to update. The
- * stored rows are looked up per delta row (LATERAL ... OFFSET 0 keeps it an index probe whatever the statistics
- * say: joined, it was planned as a hash join over a sequential scan of the whole table for every batch).
+ * stored rows are looked up per delta row (byKey: joined, they were planned as a hash join over a sequential
+ * scan of the whole table for every batch).
  */
 export const runningCountsUpdate = (batch: string) => `
   update analytics_item_day t set cum_entries = t.cum_entries + d.added
   from (select r.item_id, r.supplier_key, r.day, sum(x.entries) as added
         from ${batch} x
-        cross join lateral (select r.item_id, r.supplier_key, r.day from analytics_item_day r
-                             where r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day > x.day
-                             offset 0) r
+        cross join lateral ${byKey(`select r.item_id, r.supplier_key, r.day from analytics_item_day r
+                                     where r.item_id = x.item_id and r.supplier_key = x.supplier_key and r.day > x.day`)} r
         where not exists (select 1 from ${batch} y
                            where y.item_id = r.item_id and y.supplier_key = r.supplier_key and y.day = r.day)
         group by 1, 2, 3) d

@@ -1,4 +1,5 @@
 import type { SqlRun } from '../shared/native-transaction.js';
+import { byKey } from '../shared/sql.js';
 import type { OutboxConsumer } from './consumers.js';
 import { RELEASE_SESSION_SQL } from './plan-settings.js';
 import type { ConsumerBatch } from './drain-consumer.js';
@@ -40,15 +41,6 @@ export const pendingEventsSql = (
 ): string =>
   `select e.id, e.type, e.payload from (${pendingIdsSql(consumer, parts, limit, itemId)}) i
      cross join lateral ${byKey('select e.id, e.type, e.payload from outbox_event e where e.id = i.id')} e`;
-
-/**
- * A lookup by key as a LATERAL subquery (`select ... where key = outer.column`): PostgreSQL can only run it as
- * one index probe per outer row (OFFSET 0 keeps it from being flattened into a join). The held runs keep
- * generic plans (HELD_PLANS_SQL), made once per connection from the table sizes of that moment, and a join
- * planned while a table was small may read all of it for every batch once it has grown: the marker update,
- * planned on a 5-row outbox, read 98,000 buffers (35 ms) for two events at 50,000 rows.
- */
-export const byKey = (select: string): string => `(${select} offset 0)`;
 
 /**
  * A held batch's first statement (HeldBatch): takes its partitions (`take`, parameters $1-$3) and reads their
