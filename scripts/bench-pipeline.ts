@@ -40,7 +40,8 @@ import {
  * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
- * one run: the machine's absolute figures swing ~30% between runs).
+ * one run: the machine's absolute figures swing ~30% between runs); BENCH_DRAIN_AB=NAME=a,b does the same with
+ * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process).
  */
 const ITEMS = 2000;
 const SUPPLIERS = 20;
@@ -102,20 +103,24 @@ async function benchEventPipeline(): Promise<void> {
     };
 
     let mark = '0';
-    if (process.env.BENCH_LAG_AB) {
-      const [name, values] = process.env.BENCH_LAG_AB.split('=');
+    // An A/B of one worker environment variable: BENCH_LAG_AB (paced lag runs) or BENCH_DRAIN_AB (drain runs).
+    const ab = process.env.BENCH_LAG_AB ?? process.env.BENCH_DRAIN_AB;
+    if (ab) {
+      const [name, values] = ab.split('=');
       for (let round = 0; round < Number(process.env.BENCH_AB_ROUNDS ?? 2); round++)
         for (const value of values.split(',')) {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);
           await pool.query('vacuum analyze');
-          await lagRun(
-            pool,
-            write,
-            Number(process.env.BENCH_LAG_RATE ?? 900),
-            { ...env, [name]: value },
-            children,
-            true,
-          );
+          const abEnv = { ...env, [name]: value };
+          if (process.env.BENCH_LAG_AB) {
+            await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, true);
+            continue;
+          }
+          const workers = await startStopped(1, abEnv, children);
+          const from = await maxEventId(pool);
+          const backlog = await write();
+          console.log(`max write rate: ${backlog.rate.toFixed(0)} changes/s (${backlog.failures} non-2xx)`);
+          report('1 worker', await drain(pool, from, workers), backlog.rate);
         }
       await web.stop();
       return;
