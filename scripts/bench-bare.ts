@@ -6,7 +6,7 @@ import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../domain/inv
  * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and
  * PATCH of one item (no auth, no validation, no logging, no ORM), as prepared statements like Stockroom's hot
  * paths (unprepared, PostgreSQL would parse and plan every query of the baseline only, which flatters the
- * ratio). Its outbox rows are written already marked done, so the workers of the bench leave them alone.
+ * ratio). Its outbox rows get no pending rows (outbox_pending), so the workers of the bench leave them alone.
  * Env: DATABASE_URL, PORT, DB_POOL_MAX.
  */
 const pool = new pg.Pool({
@@ -37,8 +37,7 @@ app.patch('/api/inventory/:id/quantity', async (req, res) => {
     });
     await client.query({
       name: 'bare_insert_event',
-      text: `insert into outbox_event (type, aggregate_id, payload, history_done_at, alerts_done_at, analytics_done_at)
-       values ('bench.bare', $1, $2::jsonb, now(), now(), now())`,
+      text: `insert into outbox_event (type, aggregate_id, payload) values ('bench.bare', $1, $2::jsonb)`,
       values: [
         req.params.id,
         JSON.stringify({

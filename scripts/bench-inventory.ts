@@ -399,8 +399,7 @@ async function drainBacklog(
     Number(
       (
         await db.query<{ n: string }>(
-          `select count(*) as n from outbox_event
-           where history_done_at is null or analytics_done_at is null or alerts_done_at is null`,
+          'select count(distinct id) as n from outbox_pending where done_at is null',
         )
       ).rows[0].n,
     );

@@ -189,12 +189,11 @@ async function lagRun(
       `select c.consumer, count(*) as n,
               percentile_cont(0.5) within group (order by c.ms) as p50,
               percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-         from outbox_event o,
-              lateral (values
-                ('stock-history', extract(epoch from o.history_done_at - o.created_at) * 1000),
-                ('analytics', extract(epoch from o.analytics_done_at - o.created_at) * 1000),
-                ('low-stock-alerts', extract(epoch from o.alerts_done_at - o.created_at) * 1000)) as c(consumer, ms)
-        where o.id > $1 group by c.consumer order by c.consumer`,
+         from (select c.consumer, extract(epoch from x.done_at - o.created_at) * 1000 as ms
+                 from outbox_event o join outbox_pending x on x.id = o.id
+                 join ${CONSUMER_NAMES} on c.code = x.consumer
+                where o.id > $1) c
+        group by c.consumer order by c.consumer`,
       [mark],
     );
     console.log(
@@ -349,11 +348,9 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
   }
   await Promise.all(started.map(child => child.stop()));
   const { rows } = await pool.query<{ consumer: string; n: string; first: number; last: number }>(
-    `with t as (select c.consumer, extract(epoch from c.at) as at
-                  from outbox_event o,
-                       lateral (values ('stock-history', o.history_done_at), ('analytics', o.analytics_done_at),
-                                       ('low-stock-alerts', o.alerts_done_at)) as c(consumer, at)
-                 where o.id > $1)
+    `with t as (select c.consumer, extract(epoch from x.done_at) as at
+                  from outbox_pending x join ${CONSUMER_NAMES} on c.code = x.consumer
+                 where x.id > $1)
      select consumer, count(*) as n, (select min(at) from t) as first, max(at) as last from t group by consumer`,
     [mark],
   );
@@ -377,14 +374,16 @@ async function waitDrained(pool: pg.Pool, timeoutMs = 300000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { rows } = await pool.query<{ pending: boolean }>(
-      `select exists (select 1 from outbox_event where history_done_at is null or analytics_done_at is null
-                        or alerts_done_at is null) as pending`,
+      'select exists (select 1 from outbox_pending where done_at is null) as pending',
     );
     if (!rows[0].pending) return;
     if (Date.now() > deadline) throw new Error('the consumers did not drain in time');
     await new Promise(resolve => setTimeout(resolve, 20));
   }
 }
+
+/** The consumers' names by their code in `outbox_pending`, as a relation `c(code, consumer)`. */
+const CONSUMER_NAMES = `(values ${OUTBOX_CONSUMERS.map(c => `(${c.code}, '${c.name}')`).join(', ')}) as c(code, consumer)`;
 
 const maxEventId = async (pool: pg.Pool): Promise<string> =>
   (await pool.query<{ id: string }>('select coalesce(max(id), 0)::text as id from outbox_event')).rows[0].id;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
+import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
 import { foldItemEvents, NO_SUPPLIER, type FoldEvent } from './fold-item-events.js';
 import { lockRebuildExclusive } from './locks.js';
 import { DAY_NAMES, writeRollups } from './write-rollups.js';
@@ -43,7 +44,8 @@ export async function rebuildRollups(
              o.payload->>'reason', o.payload->>'priceAtChange', o.payload->>'createdBy',
              to_char((o.payload->>'occurredAt')::timestamptz at time zone 'UTC', 'YYYY-MM-DD')
       from outbox_event o
-      where o.type = '${STOCK_CHANGED}' and o.history_done_at is null
+      where o.type = '${STOCK_CHANGED}' and exists (select 1 from outbox_pending x where x.consumer = ${STOCK_HISTORY_CONSUMER.code}
+                                                                and x.part = o.part and x.id = o.id and x.done_at is null)
         and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
     await tx.execute('create index on rebuild_source (item_id, event_id)');
     await tx.execute('analyze rebuild_source');
@@ -126,8 +128,8 @@ export async function rebuildRollups(
       select day::date, coalesce(supplier_id, '${NO_SUPPLIER}'), created_by, count(*)
       from rebuild_source group by 1, 2, 3 order by 1`);
     await tx.execute(
-      `update outbox_event set analytics_done_at = now()
-       where analytics_done_at is null and id in (select event_id from rebuild_source)`,
+      `update outbox_pending set done_at = now()
+       where consumer = ${ANALYTICS_CONSUMER.code} and done_at is null and id in (select event_id from rebuild_source)`,
     );
     await onProgress(100);
     return { items: done, events, durationMs: Date.now() - started };

@@ -1,4 +1,5 @@
 import { STOCK_CHANGED } from '../outbox/events.js';
+import { pendingRowsInsert } from '../outbox/consumers.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
 import { dbQuery, type Db } from '../shared/pool-query.js';
@@ -42,7 +43,8 @@ with u as (
     'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'correlationId', ?::text)
   from u
-  returning id
+  returning id, part
+), p as (${pendingRowsInsert('e')}
 )
 select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.price)::text as total_value,
        u.supplier_id, u.supplier_name, u.minimum_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,

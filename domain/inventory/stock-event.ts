@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
+import { pendingRowsInsert } from '../outbox/consumers.js';
 import type { WriteContext } from '../shared/write-context.js';
 import type { ItemRow } from './item.view.js';
 
@@ -45,10 +46,13 @@ export async function recordStockChanged(
   };
   // occurredAt is read after the row lock is held (clock_timestamp), so an item's events are in id and time order.
   const rows = await em.execute<{ id: string }[]>(
-    `insert into outbox_event (type, aggregate_id, payload)
-     values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
-       to_char(coalesce(?::timestamptz, clock_timestamp()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
-     returning id`,
+    `with e as (
+       insert into outbox_event (type, aggregate_id, payload)
+       values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
+         to_char(coalesce(?::timestamptz, clock_timestamp()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
+       returning id, part),
+     p as (${pendingRowsInsert('e')})
+     select id from e`,
     [STOCK_CHANGED, row.id, JSON.stringify(payload), change.at?.toISOString() ?? null],
   );
   return String(rows[0].id);

@@ -2,13 +2,15 @@ import type { JobsOptions } from 'bullmq';
 import type { QueueName } from '../queues/queue-names.js';
 
 /**
- * A consumer of outbox events: its own completion marker column (set in the same transaction as its effect),
- * the queue whose doorbell wakes it and the job name. Redis only ever carries wake-up calls: the pending work
- * is what the markers say, so a lost job loses nothing (the sweeper rings again).
+ * A consumer of outbox events: its own progress rows (`outbox_pending` rows with its code, written with each
+ * event; their `done_at` - the consumer's marker - is set in the same statement as its effect), the queue whose
+ * doorbell wakes it and the job name. Redis only ever carries wake-up calls: the pending work is what the
+ * markers say, so a lost job loses nothing (the sweeper rings again).
  */
 export interface OutboxConsumer {
   name: 'stock-history' | 'analytics' | 'low-stock-alerts';
-  marker: 'history_done_at' | 'alerts_done_at' | 'analytics_done_at';
+  /** `outbox_pending.consumer` of its rows (migration OutboxPending). */
+  code: 1 | 2 | 3;
   queue: QueueName;
   jobName: string;
   /** Advisory-lock namespace of its partitions (one process at a time applies a partition). */
@@ -40,7 +42,7 @@ export const ASYNC_COMMIT_SQL = "set_config('synchronous_commit', 'off', true)";
 
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   name: 'stock-history',
-  marker: 'history_done_at',
+  code: 1,
   queue: 'stock-history',
   jobName: 'stock.changed',
   lockNamespace: 740010,
@@ -52,7 +54,7 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
 /** Folds stock events into the analytics rollups (domain/analytics/fold-pending-events.ts). */
 export const ANALYTICS_CONSUMER: OutboxConsumer = {
   name: 'analytics',
-  marker: 'analytics_done_at',
+  code: 3,
   queue: 'analytics',
   jobName: 'fold',
   lockNamespace: 740011,
@@ -64,7 +66,7 @@ export const ANALYTICS_CONSUMER: OutboxConsumer = {
 /** Opens and closes low-stock alerts and their webhook deliveries (domain/alerts/evaluate-low-stock.ts). */
 export const ALERTS_CONSUMER: OutboxConsumer = {
   name: 'low-stock-alerts',
-  marker: 'alerts_done_at',
+  code: 2,
   queue: 'low-stock-alerts',
   jobName: 'evaluate',
   lockNamespace: 740012,
@@ -79,6 +81,16 @@ export const OUTBOX_CONSUMERS: OutboxConsumer[] = [
   ANALYTICS_CONSUMER,
   ALERTS_CONSUMER,
 ];
+
+/**
+ * The statement part that writes an event's progress rows, one per consumer (pending), for the new outbox rows
+ * of `events` (a CTE with their `id` and `part`): part of the statement that inserts them, so an event and its
+ * pending rows commit together.
+ */
+export const pendingRowsInsert = (events: string): string =>
+  `insert into outbox_pending (consumer, part, id)
+   select c.code, ${events}.part, ${events}.id
+     from ${events} cross join (values ${OUTBOX_CONSUMERS.map(c => `(${c.code}::smallint)`).join(', ')}) c(code)`;
 
 /**
  * The doorbell: ONE wake-up job per consumer queue, de-duplicated by BullMQ while it waits. The job removes

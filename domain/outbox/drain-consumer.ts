@@ -247,8 +247,8 @@ async function anyPending(
   session?: Session,
 ): Promise<boolean> {
   const [row] = await (session?.run ?? (await poolRun(em)))<{ pending: boolean }>(
-    `select ${session ? `${RELEASE_SESSION_SQL}, ` : ''}exists (select 1 from outbox_event
-       where part = any($1::int[]) and ${consumer.marker} is null) as pending`,
+    `select ${session ? `${RELEASE_SESSION_SQL}, ` : ''}exists (select 1 from outbox_pending
+       where consumer = ${consumer.code} and part = any($1::int[]) and done_at is null) as pending`,
     [parts],
   );
   if (session) session.holding = false;
@@ -294,8 +294,9 @@ const takePartitionsSql = (
      select ${transactionSettings(consumer, rebuildShared, locks)}${locks === 'session' ? ' from u' : ''})
    select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                             from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
-     left join lateral (select true as pending from outbox_event o
-                         where o.part = p.part and o.${consumer.marker} is null limit 1) x on true
+     left join lateral (select true as pending from outbox_pending o
+                         where o.consumer = ${consumer.code} and o.part = p.part and o.done_at is null
+                         limit 1) x on true
     where p.part <> all($2::int[])
       and case when x.pending then ${locks === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock'}($3::int, p.part)
                else false end
@@ -330,7 +331,8 @@ async function applyItemByItem(
   const items = await (
     await nativePool(em)
   ).query<{ item_id: string }>(
-    `select distinct aggregate_id as item_id from outbox_event where part = $1 and ${consumer.marker} is null`,
+    `select distinct e.aggregate_id as item_id from outbox_pending x join outbox_event e on e.id = x.id
+      where x.consumer = ${consumer.code} and x.part = $1 and x.done_at is null`,
     [part],
   );
   for (const { item_id: itemId } of items.rows) {

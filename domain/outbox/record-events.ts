@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { pendingRowsInsert } from './consumers.js';
 
 /**
  * Inserts many outbox rows of one type in ONE statement inside the caller's transaction (the bulk form of
@@ -11,10 +12,13 @@ export async function recordEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   await em.execute(
-    `insert into outbox_event (type, aggregate_id, payload)
-     select ?, e.value ->> 'aggregateId', e.value -> 'payload'
-     from jsonb_array_elements(?::jsonb) with ordinality as e(value, n)
-     order by e.n`,
+    `with e as (
+       insert into outbox_event (type, aggregate_id, payload)
+       select ?, e.value ->> 'aggregateId', e.value -> 'payload'
+       from jsonb_array_elements(?::jsonb) with ordinality as e(value, n)
+       order by e.n
+       returning id, part)
+     ${pendingRowsInsert('e')}`,
     [type, JSON.stringify(events)],
   );
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QueueProducer } from '../queues/queue-producer.js';
 import { doorbellOptions, type OutboxConsumer } from './consumers.js';
+import { byKey } from '../shared/sql.js';
 
 /**
  * One sweep for one consumer: if any event older than `graceMs` still has no marker (never "ids above the last
@@ -15,8 +16,9 @@ export async function sweepOutbox(
   options: { graceMs?: number; enqueueTimeoutMs?: number } = {},
 ): Promise<boolean> {
   const [row] = await em.execute<{ pending: boolean }[]>(
-    `select exists (select 1 from outbox_event where ${consumer.marker} is null
-                      and created_at < now() - make_interval(secs => ?)) as pending`,
+    `select exists (select 1 from outbox_pending x
+                     cross join lateral ${byKey('select 1 from outbox_event e where e.id = x.id and e.created_at < now() - make_interval(secs => ?)')} e
+                     where x.consumer = ${consumer.code} and x.done_at is null) as pending`,
     [(options.graceMs ?? 0) / 1000],
   );
   if (!row.pending) return false;

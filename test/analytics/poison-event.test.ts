@@ -5,6 +5,7 @@ import { createItem, createSupplier, recordStockChange } from '../support/stock-
 import { waitFor } from '../support/wait-for.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
+import { markDoneSql, pendingFor } from '../support/pending-sql.js';
 
 describe('Analytics folds are batched, yet one bad event does not stall the others', function () {
   this.timeout(60000);
@@ -21,7 +22,7 @@ describe('Analytics folds are batched, yet one bad event does not stall the othe
     if (poisonId)
       await testApp()
         .services.orm.em.fork()
-        .execute('update outbox_event set analytics_done_at = now() where id = ?', [poisonId]);
+        .execute(markDoneSql([ANALYTICS_CONSUMER], 'x.id = ?'), [poisonId]);
   });
 
   it('When a pending event cannot be folded, then other items are still folded through the queue and it stays pending', async () => {
@@ -30,11 +31,12 @@ describe('Analytics folds are batched, yet one bad event does not stall the othe
     const supplier = (await createSupplier(em)).id;
     const bad = (await createItem(em, { supplierId: supplier })).id;
     const good = (await createItem(em, { supplierId: supplier, price: '2.50' })).id;
-    // A stored event whose timestamp no fold can place on a day (history and alerts are marked done, so only
-    // the analytics consumer meets it).
+    // A stored event whose timestamp no fold can place on a day (pending for the analytics consumer alone, so
+    // only it meets the event).
     const [row] = await em.execute<{ id: string }[]>(
-      `insert into outbox_event (type, aggregate_id, payload, history_done_at, alerts_done_at)
-       values ('stock.changed', ?, ?::jsonb, now(), now()) returning id`,
+      `with e as (insert into outbox_event (type, aggregate_id, payload) values ('stock.changed', ?, ?::jsonb)
+                  returning id, part)
+       insert into outbox_pending (consumer, part, id) select ${ANALYTICS_CONSUMER.code}, part, id from e returning id`,
       [
         bad,
         JSON.stringify({
@@ -70,7 +72,7 @@ describe('Analytics folds are batched, yet one bad event does not stall the othe
         await em
           .fork()
           .execute<{ done: boolean }[]>(
-            'select analytics_done_at is not null as done from outbox_event where id = ?',
+            `select not ${pendingFor([ANALYTICS_CONSUMER])} as done from outbox_event o where id = ?`,
             [id],
           )
       )[0].done;

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import type { Services } from '../../config/services.js';
 import type { ApiClient } from './test-app.js';
 import { waitFor } from './wait-for.js';
+import { pendingFor } from './pending-sql.js';
 
 export interface ImportStatusBody {
   jobId: string;
@@ -93,10 +94,11 @@ export async function runImport(
 export async function drainStockEvents(services: Services, timeoutMs = 60000): Promise<void> {
   await waitFor(
     async () => {
-      const [row] = await services.orm.em.fork().execute<{ n: string }[]>(
-        `select count(*) as n from outbox_event where type = 'stock.changed'
-            and (history_done_at is null or analytics_done_at is null or alerts_done_at is null)`,
-      );
+      const [row] = await services.orm.em
+        .fork()
+        .execute<{ n: string }[]>(
+          `select count(*) as n from outbox_event o where type = 'stock.changed' and ${pendingFor()}`,
+        );
       return Number(row.n) === 0;
     },
     timeoutMs,

@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../config/services.js';
 import { waitFor } from './wait-for.js';
+import { pendingFor } from './pending-sql.js';
+import {
+  ALERTS_CONSUMER,
+  ANALYTICS_CONSUMER,
+  STOCK_HISTORY_CONSUMER,
+} from '../../domain/outbox/consumers.js';
 
 /**
  * Waits until no outbox event is pending for the stock-history consumer (polls the database; never a fixed
@@ -11,7 +17,9 @@ export async function waitForHistorySettled(services: Services, timeoutMs = 1000
   for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
     const rows = await services.orm.em
       .fork()
-      .execute<{ n: string }[]>('select count(*) as n from outbox_event where history_done_at is null');
+      .execute<{ n: string }[]>(
+        `select count(*) as n from outbox_event o where ${pendingFor([STOCK_HISTORY_CONSUMER])}`,
+      );
     const pending = Number(rows[0].n);
     if (pending === 0) return;
     if (Date.now() > deadline) throw new Error(`stock history not settled: ${pending} events pending`);
@@ -29,8 +37,8 @@ export async function waitForItemConsumersDone(
   await waitFor(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
-        `select count(*) as n from outbox_event where aggregate_id = any(string_to_array(?, ','))
-           and (analytics_done_at is null or alerts_done_at is null)`,
+        `select count(*) as n from outbox_event o where aggregate_id = any(string_to_array(?, ','))
+           and ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])}`,
         [itemIds.join(',')],
       );
       return Number(row.n) === 0;

@@ -4,13 +4,18 @@ import type { Services } from '../../config/services.js';
 import { recordEvent } from '../../domain/outbox/record-event.js';
 import { STOCK_CHANGED, type StockChangedPayload } from '../../domain/outbox/events.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
-import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
+import {
+  ALERTS_CONSUMER,
+  ANALYTICS_CONSUMER,
+  STOCK_HISTORY_CONSUMER,
+} from '../../domain/outbox/consumers.js';
 import { waitFor } from './wait-for.js';
+import { markDoneSql, pendingFor } from './pending-sql.js';
 
 /**
  * Test factory that mirrors the inventory write path (issue 4): a guarded change of the item row plus a
  * `stock.changed` outbox row in one transaction, and (like the stock-history worker) the history entry with
- * `history_done_at` set. Suppliers and items are plain rows.
+ * the history marker set. Suppliers and items are plain rows.
  */
 export async function createSupplier(em: EntityManager, name = `Supplier ${randomUUID().slice(0, 8)}`) {
   const [row] = await em.execute<{ id: string }[]>(
@@ -45,7 +50,7 @@ export interface StockChange {
   delete?: boolean;
   createdBy?: string;
   at: Date;
-  /** false: the history worker has not run yet (no entry, history_done_at null). */
+  /** false: the history worker has not run yet (no entry, the history marker not set). */
   withHistory?: boolean;
 }
 
@@ -103,7 +108,7 @@ export async function recordStockChange(em: EntityManager, c: StockChange): Prom
           payload.occurredAt,
         ],
       );
-      await tx.execute('update outbox_event set history_done_at = now() where id = ?', [eventId]);
+      await tx.execute(markDoneSql([STOCK_HISTORY_CONSUMER], 'x.id = ?'), [eventId]);
     }
     return eventId;
   });
@@ -119,9 +124,9 @@ export async function completeHistory(em: EntityManager): Promise<void> {
         payload->>'supplierName', (payload->>'change')::int, (payload->>'quantityBefore')::int,
         (payload->>'quantityAfter')::int, payload->>'reason', (payload->>'priceAtChange')::numeric,
         payload->>'createdBy', (payload->>'occurredAt')::timestamptz
-      from outbox_event where type = 'stock.changed' and history_done_at is null
+      from outbox_event o where type = 'stock.changed' and ${pendingFor([STOCK_HISTORY_CONSUMER])}
       on conflict (outbox_event_id) do nothing`);
-    await tx.execute(`update outbox_event set history_done_at = now() where history_done_at is null`);
+    await tx.execute(markDoneSql([STOCK_HISTORY_CONSUMER], 'true'));
   });
 }
 
@@ -132,14 +137,14 @@ export async function completeHistory(em: EntityManager): Promise<void> {
 export async function settleConsumers(services: Services, timeoutMs = 20000): Promise<void> {
   const em = services.orm.em.fork();
   const pending = await em.execute<{ id: string }[]>(
-    'select id from outbox_event where analytics_done_at is null or alerts_done_at is null order by id',
+    `select id from outbox_event o where ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])} order by id`,
   );
   for (const { id } of pending)
     await publishEvents(services.queues, [String(id)], [ANALYTICS_CONSUMER, ALERTS_CONSUMER]);
   await waitFor(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
-        'select count(*) as n from outbox_event where analytics_done_at is null or alerts_done_at is null',
+        `select count(*) as n from outbox_event o where ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])}`,
       );
       return Number(row.n) === 0;
     },

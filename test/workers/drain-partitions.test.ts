@@ -1,3 +1,4 @@
+import { pendingFor } from '../support/pending-sql.js';
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
@@ -48,8 +49,8 @@ describe('Consumer batches over the outbox partitions', () => {
     const alerts = await drainAlerts(em);
     expect(alerts).to.include({ applied: OUTBOX_PARTITIONS, batches: 1, failed: 0 });
     const [left] = await em.execute<{ n: string }[]>(
-      `select count(*) as n from outbox_event
-        where aggregate_id in (?) and (history_done_at is null or alerts_done_at is null)`,
+      `select count(*) as n from outbox_event o
+        where aggregate_id in (?) and ${pendingFor([STOCK_HISTORY_CONSUMER, ALERTS_CONSUMER])}`,
       [items],
     );
     expect(Number(left.n)).to.equal(0);
