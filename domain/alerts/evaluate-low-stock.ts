@@ -125,7 +125,7 @@ select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name 
  * ONE statement: the alerts that were open get their final quantity (and close time); then (the insert waits
  * for the update: it frees the item's "one open alert" slot before a new alert of the same item takes it) the
  * new ones are inserted in event order, each with its webhook delivery when a URL is configured; then the
- * markers (last: the outbox rows stay locked only for the end of the statement). A batch that opened no webhook
+ * markers (its own progress rows, which no other consumer writes). A batch that opened no webhook
  * delivery has no effect outside PostgreSQL, so it commits without waiting for the WAL flush. Returns how many
  * events it applied; the new deliveries' ids go to `deliveries`.
  */

@@ -65,8 +65,8 @@ function foldRows(events: PendingRow[]): FoldResult[] {
 
 /**
  * Folds the events, merges the deltas into the rollups and marks the events done in ONE statement
- * (foldWritesSql: upserts grouped per rollup key, in key order so concurrent partitions never deadlock; markers
- * last), committing without waiting for the WAL flush (ANALYTICS_CONSUMER.asyncCommit). Returns how many.
+ * (foldWritesSql: upserts grouped per rollup key, in key order so concurrent partitions never deadlock),
+ * committing without waiting for the WAL flush (ANALYTICS_CONSUMER.asyncCommit). Returns how many.
  */
 async function writeBatch(sql: SqlRun, events: PendingRow[]): Promise<number> {
   if (events.length === 0) return 0;

@@ -114,9 +114,8 @@ const itemStates = (folds: FoldResult[]) =>
  * The consumer's whole write of a batch as ONE statement (one round trip, and its own transaction when it runs
  * alone): the fold deltas merged into every rollup (sums add up; the "latest" fields follow the later event) and
  * the consumer's markers set on the batch's events (`markers`: CTEs ending in `marked`, and a select-list
- * check that fails the statement unless every event was marked). Markers last: the outbox rows, which the
- * other consumers mark too, stay locked only for the end of the statement, not while it waits on shared
- * rollup rows. `tail` is more of the final select list (the commit mode).
+ * check that fails the statement unless every event was marked; the markers are the consumer's own progress
+ * rows, which no other consumer writes). `tail` is more of the final select list (the commit mode).
  *
  * Running entry counts (`cum_entries`, the running sum of a pair's entries by day) in one statement, where no
  * part may update a row another part writes: a batch row gets the pair's batch entries up to its day

@@ -17,8 +17,8 @@ export interface OutboxConsumer {
   lockNamespace: number;
   /**
    * Where its runs start looking for pending partitions. The consumers start a third of the partitions apart,
-   * so while they drain the same backlog they mostly mark different outbox rows instead of waiting on each
-   * other's row locks.
+   * so while they drain the same backlog they mostly read different outbox rows and write rollup rows of
+   * different slots at any moment.
    */
   firstPartition: number;
   /**

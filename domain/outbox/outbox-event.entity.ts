@@ -2,7 +2,8 @@ import { defineEntity, p } from '@mikro-orm/postgresql';
 
 /**
  * A transactional outbox row (table `outbox_event`), written in the same transaction as the state change it
- * describes. Every consumer has its own completion marker, set in the same transaction as its effect.
+ * describes. Insert-only: every consumer has its own progress row per event (`outbox_pending`, written with the
+ * event), whose marker it sets in the same statement as its effect.
  */
 export const OutboxEventSchema = defineEntity({
   name: 'OutboxEvent',
@@ -13,9 +14,6 @@ export const OutboxEventSchema = defineEntity({
     aggregateId: p.string().length(64),
     payload: p.json<Record<string, unknown>>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    historyDoneAt: p.datetime().nullable(),
-    alertsDoneAt: p.datetime().nullable(),
-    analyticsDoneAt: p.datetime().nullable(),
   },
 });
 

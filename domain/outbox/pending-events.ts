@@ -95,11 +95,11 @@ export const markDoneSql = (consumer: OutboxConsumer, events: string): string =>
 
 /** markDoneSql for the events whose ids are the bigint array `param` (their partitions read from the outbox). */
 const markDoneStatement = (consumer: OutboxConsumer, param: string): string =>
-  `${markDoneSql(
+  markDoneSql(
     consumer,
     `select e.id, e.part from unnest(${param}::bigint[]) as t(id)
       cross join lateral ${byKey('select e.id, e.part from outbox_event e where e.id = t.id')} e`,
-  )}`;
+  );
 
 /**
  * The marker update of a consumer's batch statement as a CTE named `marked` (the events whose ids are the
