@@ -11,8 +11,8 @@ import type { ConsumerBatch } from './drain-consumer.js';
  */
 
 /**
- * The ids (and partitions) of the oldest pending events of the partitions `parts` (an int[] expression), of one item when
- * `itemId` (a text expression) is not null, in id order, at most `limit`: a scan of the consumer's pending rows
+ * The ids (and partitions) of the oldest pending events of the partitions `parts` (an int[] expression), of one
+ * item when `itemId` (a text expression) is not null, in id order, at most `limit`: a scan of the consumer's rows
  * per partition (outbox_pending_idx), each stopping at `limit` entries (for `part = any(...)` PostgreSQL reads
  * and sorts every pending entry of all the partitions, a whole backlog for a batch of a few events).
  */
