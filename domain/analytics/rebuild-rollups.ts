@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
+import { pendingForSql } from '../outbox/pending-events.js';
 import { foldItemEvents, NO_SUPPLIER, type FoldEvent } from './fold-item-events.js';
 import { lockRebuildExclusive } from './locks.js';
 import { DAY_NAMES, writeRollups } from './write-rollups.js';
@@ -44,8 +45,7 @@ export async function rebuildRollups(
              o.payload->>'reason', o.payload->>'priceAtChange', o.payload->>'createdBy',
              to_char((o.payload->>'occurredAt')::timestamptz at time zone 'UTC', 'YYYY-MM-DD')
       from outbox_event o
-      where o.type = '${STOCK_CHANGED}' and exists (select 1 from outbox_pending x where x.consumer = ${STOCK_HISTORY_CONSUMER.code}
-                                                                and x.part = o.part and x.id = o.id and x.done_at is null)
+      where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
         and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
     await tx.execute('create index on rebuild_source (item_id, event_id)');
     await tx.execute('analyze rebuild_source');

@@ -31,6 +31,15 @@ export const pendingIdsSql = (
     order by q.id limit ${limit}`;
 
 /**
+ * "The outbox event `alias` (a row of outbox_event) is still pending for any of `consumers`", an SQL condition:
+ * one probe of the pending index per consumer.
+ */
+export const pendingForSql = (consumers: readonly OutboxConsumer[], alias: string): string =>
+  `exists (select 1 from outbox_pending x
+            where x.consumer in (${consumers.map(c => c.code).join(', ')}) and x.part = ${alias}.part
+              and x.id = ${alias}.id and x.done_at is null)`;
+
+/**
  * The same events as rows `id, type, payload` (a subquery for a consumer's batch read), in no particular order.
  * Each row is fetched by its id (byKey): a join could be planned as a scan of the whole outbox.
  */
@@ -87,9 +96,9 @@ export const markDoneSql = (consumer: OutboxConsumer, events: string): string =>
   `update outbox_pending x set done_at = clock_timestamp()
     where x.ctid = any(array(
             select p.ctid from (${events}) k
-             cross join lateral ${byKey(`select x.ctid from outbox_pending x
-                                          where x.consumer = ${consumer.code} and x.part = k.part and x.id = k.id
-                                            and x.done_at is null`)} p))
+             cross join lateral ${byKey(`select r.ctid from outbox_pending r
+                                          where r.consumer = ${consumer.code} and r.part = k.part and r.id = k.id
+                                            and r.done_at is null`)} p))
       and coalesce(x.done_at, 'infinity') = 'infinity'
     returning x.id`;
 

@@ -5,7 +5,7 @@ import { createItem, createSupplier, recordStockChange } from '../support/stock-
 import { waitFor } from '../support/wait-for.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
-import { markDoneSql, pendingFor } from '../support/pending-sql.js';
+import { markDoneSql, pendingForSql } from '../../domain/outbox/pending-events.js';
 
 describe('Analytics folds are batched, yet one bad event does not stall the others', function () {
   this.timeout(60000);
@@ -22,7 +22,9 @@ describe('Analytics folds are batched, yet one bad event does not stall the othe
     if (poisonId)
       await testApp()
         .services.orm.em.fork()
-        .execute(markDoneSql([ANALYTICS_CONSUMER], 'x.id = ?'), [poisonId]);
+        .execute(markDoneSql(ANALYTICS_CONSUMER, 'select id, part from outbox_event where id = ?'), [
+          poisonId,
+        ]);
   });
 
   it('When a pending event cannot be folded, then other items are still folded through the queue and it stays pending', async () => {
@@ -72,7 +74,7 @@ describe('Analytics folds are batched, yet one bad event does not stall the othe
         await em
           .fork()
           .execute<{ done: boolean }[]>(
-            `select not ${pendingFor([ANALYTICS_CONSUMER])} as done from outbox_event o where id = ?`,
+            `select not ${pendingForSql([ANALYTICS_CONSUMER], 'o')} as done from outbox_event o where id = ?`,
             [id],
           )
       )[0].done;

@@ -1,9 +1,10 @@
+import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
 import { parse } from 'csv-parse/sync';
 import type { Response } from 'supertest';
 import type { Services } from '../../config/services.js';
 import type { ApiClient } from './test-app.js';
 import { waitFor } from './wait-for.js';
-import { pendingFor } from './pending-sql.js';
+import { pendingForSql } from '../../domain/outbox/pending-events.js';
 
 export interface ImportStatusBody {
   jobId: string;
@@ -97,7 +98,7 @@ export async function drainStockEvents(services: Services, timeoutMs = 60000): P
       const [row] = await services.orm.em
         .fork()
         .execute<{ n: string }[]>(
-          `select count(*) as n from outbox_event o where type = 'stock.changed' and ${pendingFor()}`,
+          `select count(*) as n from outbox_event o where type = 'stock.changed' and ${pendingForSql(OUTBOX_CONSUMERS, 'o')}`,
         );
       return Number(row.n) === 0;
     },

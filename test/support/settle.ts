@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../config/services.js';
 import { waitFor } from './wait-for.js';
-import { pendingFor } from './pending-sql.js';
+import { pendingForSql } from '../../domain/outbox/pending-events.js';
 import {
   ALERTS_CONSUMER,
   ANALYTICS_CONSUMER,
@@ -18,7 +18,7 @@ export async function waitForHistorySettled(services: Services, timeoutMs = 1000
     const rows = await services.orm.em
       .fork()
       .execute<{ n: string }[]>(
-        `select count(*) as n from outbox_event o where ${pendingFor([STOCK_HISTORY_CONSUMER])}`,
+        `select count(*) as n from outbox_event o where ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}`,
       );
     const pending = Number(rows[0].n);
     if (pending === 0) return;
@@ -38,7 +38,7 @@ export async function waitForItemConsumersDone(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
         `select count(*) as n from outbox_event o where aggregate_id = any(string_to_array(?, ','))
-           and ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])}`,
+           and ${pendingForSql([ANALYTICS_CONSUMER, ALERTS_CONSUMER], 'o')}`,
         [itemIds.join(',')],
       );
       return Number(row.n) === 0;

@@ -10,7 +10,7 @@ import {
   STOCK_HISTORY_CONSUMER,
 } from '../../domain/outbox/consumers.js';
 import { waitFor } from './wait-for.js';
-import { markDoneSql, pendingFor } from './pending-sql.js';
+import { markDoneSql, pendingForSql } from '../../domain/outbox/pending-events.js';
 
 /**
  * Test factory that mirrors the inventory write path (issue 4): a guarded change of the item row plus a
@@ -108,7 +108,10 @@ export async function recordStockChange(em: EntityManager, c: StockChange): Prom
           payload.occurredAt,
         ],
       );
-      await tx.execute(markDoneSql([STOCK_HISTORY_CONSUMER], 'x.id = ?'), [eventId]);
+      await tx.execute(
+        markDoneSql(STOCK_HISTORY_CONSUMER, 'select id, part from outbox_event where id = ?'),
+        [eventId],
+      );
     }
     return eventId;
   });
@@ -124,9 +127,14 @@ export async function completeHistory(em: EntityManager): Promise<void> {
         payload->>'supplierName', (payload->>'change')::int, (payload->>'quantityBefore')::int,
         (payload->>'quantityAfter')::int, payload->>'reason', (payload->>'priceAtChange')::numeric,
         payload->>'createdBy', (payload->>'occurredAt')::timestamptz
-      from outbox_event o where type = 'stock.changed' and ${pendingFor([STOCK_HISTORY_CONSUMER])}
+      from outbox_event o where type = 'stock.changed' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
       on conflict (outbox_event_id) do nothing`);
-    await tx.execute(markDoneSql([STOCK_HISTORY_CONSUMER], 'true'));
+    await tx.execute(
+      markDoneSql(
+        STOCK_HISTORY_CONSUMER,
+        `select id, part from outbox_event o where ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}`,
+      ),
+    );
   });
 }
 
@@ -137,14 +145,14 @@ export async function completeHistory(em: EntityManager): Promise<void> {
 export async function settleConsumers(services: Services, timeoutMs = 20000): Promise<void> {
   const em = services.orm.em.fork();
   const pending = await em.execute<{ id: string }[]>(
-    `select id from outbox_event o where ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])} order by id`,
+    `select id from outbox_event o where ${pendingForSql([ANALYTICS_CONSUMER, ALERTS_CONSUMER], 'o')} order by id`,
   );
   for (const { id } of pending)
     await publishEvents(services.queues, [String(id)], [ANALYTICS_CONSUMER, ALERTS_CONSUMER]);
   await waitFor(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
-        `select count(*) as n from outbox_event o where ${pendingFor([ANALYTICS_CONSUMER, ALERTS_CONSUMER])}`,
+        `select count(*) as n from outbox_event o where ${pendingForSql([ANALYTICS_CONSUMER, ALERTS_CONSUMER], 'o')}`,
       );
       return Number(row.n) === 0;
     },

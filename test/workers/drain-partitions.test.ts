@@ -1,4 +1,4 @@
-import { pendingFor } from '../support/pending-sql.js';
+import { pendingForSql } from '../../domain/outbox/pending-events.js';
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
@@ -50,7 +50,7 @@ describe('Consumer batches over the outbox partitions', () => {
     expect(alerts).to.include({ applied: OUTBOX_PARTITIONS, batches: 1, failed: 0 });
     const [left] = await em.execute<{ n: string }[]>(
       `select count(*) as n from outbox_event o
-        where aggregate_id in (?) and ${pendingFor([STOCK_HISTORY_CONSUMER, ALERTS_CONSUMER])}`,
+        where aggregate_id in (?) and ${pendingForSql([STOCK_HISTORY_CONSUMER, ALERTS_CONSUMER], 'o')}`,
       [items],
     );
     expect(Number(left.n)).to.equal(0);

@@ -1,4 +1,4 @@
-import { pendingFor } from '../support/pending-sql.js';
+import { pendingForSql } from '../../domain/outbox/pending-events.js';
 import { expect } from 'chai';
 import { testApp } from '../setup/hooks.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
@@ -55,7 +55,7 @@ describe('Held batches (take and read, then writes and markers, on one connectio
     );
     expect(day).to.deep.equal({ entries: 3, qty_in: '10' });
     const [left] = await em.execute<{ n: string }[]>(
-      `select count(*) as n from outbox_event o where aggregate_id = ? and ${pendingFor([ANALYTICS_CONSUMER])}`,
+      `select count(*) as n from outbox_event o where aggregate_id = ? and ${pendingForSql([ANALYTICS_CONSUMER], 'o')}`,
       [item.id],
     );
     expect(Number(left.n)).to.equal(0);
