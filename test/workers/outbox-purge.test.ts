@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { QueueEvents } from 'bullmq';
 import { testApp } from '../setup/hooks.js';
 import { startWorkers } from '../../workers/main.js';
-import { createRedis } from '../../config/redis.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 import { markDoneSql } from '../../domain/outbox/pending-events.js';
 import { OUTBOX_RETENTION_DAYS } from '../../domain/outbox/purge-outbox.js';
+import { runJob } from '../support/run-job.js';
 
 describe('The daily cleanup removes outbox events every consumer is done with', function () {
   this.timeout(30000);
@@ -50,23 +49,11 @@ describe('The daily cleanup removes outbox events every consumer is done with', 
     const historyBefore = await history();
 
     const workers = startWorkers(services, { clock: false, relay: false });
-    const connection = createRedis(services.config.redisUrl, 'worker');
-    const events = new QueueEvents('housekeeping', { connection, prefix: services.config.redisPrefix });
     try {
-      await events.waitUntilReady();
-      const jobId = await services.queues.add(
-        'housekeeping',
-        'cleanup',
-        {},
-        { jobId: `purge-${Date.now()}` },
-      );
-      const job = await services.queues.queue('housekeeping').getJob(jobId);
-      await job!.waitUntilFinished(events, 20000);
+      const { job } = await runJob(services, 'housekeeping', 'cleanup', `purge-${Date.now()}`, 20000);
       // Later tests count the housekeeping jobs they run.
-      await job!.remove();
+      await job.remove();
     } finally {
-      await events.close();
-      await connection.quit();
       await workers.close();
     }
 

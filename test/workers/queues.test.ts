@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { QueueEvents } from 'bullmq';
 import { testApp } from '../setup/hooks.js';
 import { createRedis } from '../../config/redis.js';
 import { QueueProducer } from '../../domain/queues/queue-producer.js';
 import { ServiceUnavailableError } from '../../domain/shared/errors.js';
 import { startWorkers } from '../../workers/main.js';
 import { freePort } from '../support/ports.js';
+import { runJob } from '../support/run-job.js';
 
 describe('Queues and workers', () => {
   it('When Redis is unreachable, then enqueue fails fast with 503 instead of hanging', async () => {
@@ -32,20 +32,9 @@ describe('Queues and workers', () => {
   it('When a housekeeping job is enqueued, then a worker processes it through the real queue', async () => {
     const { services } = testApp();
     const workers = startWorkers(services, { clock: false });
-    const events = new QueueEvents('housekeeping', {
-      connection: createRedis(services.config.redisUrl, 'worker'),
-      prefix: services.config.redisPrefix,
-    });
     try {
-      await events.waitUntilReady();
-      const jobId = await services.queues.add(
-        'housekeeping',
-        'cleanup',
-        {},
-        { jobId: `cleanup-test-${Date.now()}` },
-      );
-      const job = await services.queues.queue('housekeeping').getJob(jobId);
-      const result = (await job!.waitUntilFinished(events, 10000)) as Record<string, number>;
+      const jobId = `cleanup-test-${Date.now()}`;
+      const { result } = await runJob(services, 'housekeeping', 'cleanup', jobId, 10000);
       expect(result).to.have.property('housekeeping').that.is.a('number');
       // A second add with the same deterministic id is a no-op while the job is kept.
       const again = await services.queues.add('housekeeping', 'cleanup', {}, { jobId });
@@ -54,9 +43,6 @@ describe('Queues and workers', () => {
         completed: 1,
       });
     } finally {
-      const connection = events.opts.connection as { quit?: () => Promise<unknown> };
-      await events.close();
-      await connection.quit?.();
       await workers.close();
     }
   });
