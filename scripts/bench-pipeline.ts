@@ -106,7 +106,9 @@ async function benchEventPipeline(): Promise<void> {
     // An A/B of one worker environment variable: BENCH_LAG_AB (paced lag runs) or BENCH_DRAIN_AB (drain runs).
     const ab = process.env.BENCH_LAG_AB ?? process.env.BENCH_DRAIN_AB;
     if (ab) {
-      const [name, values] = ab.split('=');
+      // The name ends at the first `=`; a value may hold more (e.g. PGOPTIONS).
+      const [name, ...rest] = ab.split('=');
+      const values = rest.join('=');
       for (let round = 0; round < Number(process.env.BENCH_AB_ROUNDS ?? 2); round++)
         for (const value of values.split(',')) {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);

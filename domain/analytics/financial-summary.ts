@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { supplierBuckets } from './supplier-buckets.js';
 import { divRound, toUnits, unitsToMoney, unitsToNumber4 } from './decimal.js';
+import { latestDay } from './latest-day.js';
 
 const COST_BUCKETS = ['purchases', 'returns_in', 'cogs', 'write_off'].flatMap(b => [`${b}_qty`, `${b}_cost`]);
 
@@ -44,8 +45,8 @@ export async function financialSummary(
     from analytics_item i
     join lateral (
       select wac_q, wac_c, supplier_key from analytics_item_day r
-      where r.item_id = i.item_id and r.day ${op} ?::date
-      order by r.day desc, r.last_event_id desc limit 1) b on true
+      where r.item_id = i.item_id and r.day = (${latestDay('i.item_id', `${op} ?::date`)})
+      order by r.last_event_id desc limit 1) b on true
     where (?::uuid is null or b.supplier_key = ?::uuid)`;
   const [opening] = await em.execute<{ q: string; v: string }[]>(latest('<'), [
     range.start,

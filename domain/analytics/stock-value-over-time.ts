@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { numericToNumber } from '../shared/money.js';
+import { latestDay } from './latest-day.js';
 
 export interface StockValuePoint {
   date: string;
@@ -26,8 +27,8 @@ export async function stockValueOverTime(
        from analytics_item i
        left join lateral (
          select ${value} as v from analytics_item_day r
-         where r.item_id = i.item_id and r.day < ?::date
-         order by r.day desc, r.last_event_id desc limit 1) b on true
+         where r.item_id = i.item_id and r.day = (${latestDay('i.item_id', '< ?::date')})
+         order by r.last_event_id desc limit 1) b on true
      ),
      latest as (
        select distinct on (r.item_id, r.day) r.item_id, r.day, ${value} as v

@@ -13,8 +13,13 @@ import {
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
 
-/** Events per consumer transaction (an item's events may be split across batches; they stay in id order). */
-export const CONSUMER_BATCH = 250;
+/**
+ * Events per consumer transaction at most (an item's events may be split across batches; they stay in id
+ * order). While a consumer keeps up its batches are far smaller; in a backlog, 1,000 against 250 drained 27-47 %
+ * faster (analytics 13,811-15,984 against 10,850-10,876 events/s in one bench run, alternating) for ~10 MB more
+ * worker RSS at peak (136-143 against 126-129 MB).
+ */
+export const CONSUMER_BATCH = 1000;
 
 /**
  * Applies up to `limit` pending events of the partitions `parts` (of one item when given) in id order inside

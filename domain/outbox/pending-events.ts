@@ -61,20 +61,24 @@ export const pendingEventsSql = (
  */
 const takeAndReadSql = (take: string, read: (parts: string) => string): string => `
 with parts as materialized (${take})
-select t.parts, case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end
+select t.parts::text as parts, case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end
        as released, b.*
   from (select coalesce(array_agg(part), '{}') as parts from parts) t
   left join lateral (${read('(select array_agg(part) from parts)')}) b on true`;
 
-/** Runs a takeAndReadSql statement: sets `taken.parts` and returns the events in id order. */
+/**
+ * Runs a takeAndReadSql statement: sets `taken.parts` and returns the events in id order. The partitions come
+ * with every row, as text (`{1,2}`), so that only the first row's are parsed (as an int[], every row's were).
+ */
 async function takeAndRead<T extends { id: string }>(
   run: SqlRun,
   text: string,
   params: unknown[],
   taken: { parts: number[] },
 ): Promise<T[]> {
-  const rows = await run<T & { parts: number[] }>(text, params);
-  taken.parts = (rows[0]?.parts ?? []).map(Number);
+  const rows = await run<T & { parts: string }>(text, params);
+  const parts = rows[0]?.parts.slice(1, -1) ?? '';
+  taken.parts = parts === '' ? [] : parts.split(',').map(Number);
   // Ids are decimal strings; the lateral join does not promise the read's order.
   return rows
     .filter(r => r.id !== null)
