@@ -22,13 +22,6 @@ export interface OutboxConsumer {
    */
   firstPartition: number;
   /**
-   * Partitions one of its transactions takes at most after a full batch (a backlog; while it keeps up a batch
-   * takes every pending partition): few enough that several runs (worker processes) share a backlog and the
-   * consumers start on disjoint partitions. The analytics fold has the largest cost per transaction (and waits
-   * on rows shared by all items of a supplier), so it takes more per transaction.
-   */
-  partitionsPerBatch: number;
-  /**
    * Its transactions commit without waiting for the WAL flush (`synchronous_commit = off` for them alone): for a
    * consumer whose effects stay inside PostgreSQL. A PostgreSQL crash can then lose its last few hundred ms of
    * commits, but effect and marker are lost together (one transaction), so those events are simply pending
@@ -47,7 +40,6 @@ export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   jobName: 'stock.changed',
   lockNamespace: 740010,
   firstPartition: 0,
-  partitionsPerBatch: 4,
   asyncCommit: true,
 };
 
@@ -59,7 +51,6 @@ export const ANALYTICS_CONSUMER: OutboxConsumer = {
   jobName: 'fold',
   lockNamespace: 740011,
   firstPartition: 5,
-  partitionsPerBatch: 8,
   asyncCommit: true,
 };
 
@@ -71,7 +62,6 @@ export const ALERTS_CONSUMER: OutboxConsumer = {
   jobName: 'evaluate',
   lockNamespace: 740012,
   firstPartition: 11,
-  partitionsPerBatch: 4,
   asyncCommit: false,
 };
 
