@@ -61,8 +61,9 @@ export const pendingEventsSql = (
  */
 const takeAndReadSql = (take: string, read: (parts: string) => string): string => `
 with parts as materialized (${take})
-select t.parts::text as parts, case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end
-       as released, b.*
+select t.parts::text as parts,
+       case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end as released,
+       b.*
   from (select coalesce(array_agg(part), '{}') as parts from parts) t
   left join lateral (${read('(select array_agg(part) from parts)')}) b on true`;
 
