@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { supplierBuckets } from './supplier-buckets.js';
 import { divRound, toUnits, unitsToMoney, unitsToNumber4 } from './decimal.js';
-import { latestDay } from './latest-day.js';
+import { latestDayRow } from './latest-day-row.js';
 
 const COST_BUCKETS = ['purchases', 'returns_in', 'cogs', 'write_off'].flatMap(b => [`${b}_qty`, `${b}_cost`]);
 
@@ -43,10 +43,7 @@ export async function financialSummary(
   const latest = (op: '<' | '<=') => `
     select coalesce(sum(b.wac_q), 0)::text as q, coalesce(sum(b.wac_q * b.wac_c), 0)::text as v
     from analytics_item i
-    join lateral (
-      select wac_q, wac_c, supplier_key from analytics_item_day r
-      where r.item_id = i.item_id and r.day = (${latestDay('i.item_id', `${op} ?::date`)})
-      order by r.last_event_id desc limit 1) b on true
+    join lateral (${latestDayRow('r.wac_q, r.wac_c, r.supplier_key', 'i.item_id', `${op} ?::date`)}) b on true
     where (?::uuid is null or b.supplier_key = ?::uuid)`;
   const [opening] = await em.execute<{ q: string; v: string }[]>(latest('<'), [
     range.start,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { numericToNumber } from '../shared/money.js';
-import { latestDay } from './latest-day.js';
+import { latestDayRow } from './latest-day-row.js';
 
 export interface StockValuePoint {
   date: string;
@@ -25,10 +25,7 @@ export async function stockValueOverTime(
     `with base as (
        select i.item_id, coalesce(b.v, 0) as v
        from analytics_item i
-       left join lateral (
-         select ${value} as v from analytics_item_day r
-         where r.item_id = i.item_id and r.day = (${latestDay('i.item_id', '< ?::date')})
-         order by r.last_event_id desc limit 1) b on true
+       left join lateral (${latestDayRow(`${value} as v`, 'i.item_id', '< ?::date')}) b on true
      ),
      latest as (
        select distinct on (r.item_id, r.day) r.item_id, r.day, ${value} as v
