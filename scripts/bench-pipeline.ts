@@ -102,7 +102,20 @@ async function benchEventPipeline(): Promise<void> {
       return { rate: result.rate, failures: result.non2xx + result.errors };
     };
 
-    let mark = '0';
+    /**
+     * A backlog written at full speed while `processes` worker processes are started but stopped, then drained
+     * by them: prints the write rate (as `rateLabel`) and the drain's report.
+     */
+    const backlogDrain = async (processes: number, workerEnv: Record<string, string>, rateLabel: string) => {
+      const workers = await startStopped(processes, workerEnv, children);
+      const mark = await maxEventId(pool);
+      const backlog = await write();
+      console.log(`${rateLabel}: ${backlog.rate.toFixed(0)} changes/s (${backlog.failures} non-2xx)`);
+      const run = await drain(pool, mark, workers);
+      report(processes === 1 ? '1 worker' : `${processes} workers`, run, backlog.rate);
+      return { rate: backlog.rate, run };
+    };
+
     // An A/B of one worker environment variable: BENCH_LAG_AB (paced lag runs) or BENCH_DRAIN_AB (drain runs).
     const ab = process.env.BENCH_LAG_AB ?? process.env.BENCH_DRAIN_AB;
     if (ab) {
@@ -118,11 +131,7 @@ async function benchEventPipeline(): Promise<void> {
             await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, true);
             continue;
           }
-          const workers = await startStopped(1, abEnv, children);
-          const from = await maxEventId(pool);
-          const backlog = await write();
-          console.log(`max write rate: ${backlog.rate.toFixed(0)} changes/s (${backlog.failures} non-2xx)`);
-          report('1 worker', await drain(pool, from, workers), backlog.rate);
+          await backlogDrain(1, abEnv, 'max write rate');
         }
       await web.stop();
       return;
@@ -133,29 +142,16 @@ async function benchEventPipeline(): Promise<void> {
       return;
     }
     // 1 + 2: backlog at full speed, then one worker (started before, stopped while the backlog is written).
-    let workers = await startStopped(1, env, children);
-    mark = await maxEventId(pool);
-    const full = await write();
-    console.log(
-      `max write rate of one web process: ${full.rate.toFixed(0)} changes/s (${full.failures} non-2xx)`,
-    );
-    const one = await drain(pool, mark, workers);
-    report('1 worker', one, full.rate);
-
+    const one = await backlogDrain(1, env, 'max write rate of one web process');
     // 3: a fresh backlog, two workers.
-    workers = await startStopped(2, env, children);
-    mark = await maxEventId(pool);
-    const full2 = await write();
-    console.log(`max write rate (2nd run): ${full2.rate.toFixed(0)} changes/s (${full2.failures} non-2xx)`);
-    const two = await drain(pool, mark, workers);
-    report('2 workers', two, full2.rate);
+    const two = await backlogDrain(2, env, 'max write rate (2nd run)');
     for (const consumer of OUTBOX_CONSUMERS)
       console.log(
-        `  ${consumer.name}: 2 workers / 1 worker = ${(two.rates[consumer.name] / one.rates[consumer.name]).toFixed(2)}`,
+        `  ${consumer.name}: 2 workers / 1 worker = ${(two.run.rates[consumer.name] / one.run.rates[consumer.name]).toFixed(2)}`,
       );
 
     // 4: lag at half the max write rate, one worker running.
-    await lagRun(pool, write, Math.round(Math.max(full.rate, full2.rate) / 2), env, children);
+    await lagRun(pool, write, Math.round(Math.max(one.rate, two.rate) / 2), env, children);
     await web.stop();
   } finally {
     await Promise.all(children.map(child => child.stop(2000)));
