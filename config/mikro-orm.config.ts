@@ -37,8 +37,8 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     // A connection that dies under a transaction is given back to the pool (see reclaim-dead-connections.ts).
     driverOptions: {
       connectionTimeoutMillis: 5000,
-      // A connection lives at most a minute, so the generic plans PostgreSQL keeps on it (the outbox consumers'
-      // held runs: HELD_PLANS_SQL) are remade from the tables' sizes of now, not of when they were small.
+      // A connection lives at most a minute, so the generic plans PostgreSQL keeps on it (and on the outbox
+      // consumers' pool, which copies these options: consumerPool) are remade from the tables' sizes of now.
       maxLifetimeSeconds: 60,
       statement_timeout: 30000,
       application_name: 'stockroom',

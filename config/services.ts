@@ -11,6 +11,7 @@ import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { RowStreams } from '../domain/shared/row-stream.js';
+import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -48,5 +49,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.queues.close();
   await services.rows.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
+  await closeConsumerPool(services.orm.em);
   await services.orm.close(true);
 }

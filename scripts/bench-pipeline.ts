@@ -14,8 +14,10 @@ import { issueToken } from '../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
 import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
 import {
+  procfileCommand,
   runLoad,
   startProcfileProcess,
+  startShellProcess,
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
@@ -425,11 +427,12 @@ async function startProcess(
     process.env.BENCH_CPU_PROF && role === 'worker'
       ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF} `
       : '';
-  const proc = startProcfileProcess(
-    role,
-    { ...process.env, ...env, LOG_LEVEL: 'info', NODE_OPTIONS: profile.trim() },
-    log,
-  );
+  const processEnv = { ...process.env, ...env, LOG_LEVEL: 'info', NODE_OPTIONS: profile.trim() };
+  // BENCH_WORKER_DIR (e.g. through BENCH_LAG_AB) runs the worker line of another built checkout: an A/B of two builds.
+  const proc =
+    role === 'worker' && env.BENCH_WORKER_DIR
+      ? startShellProcess(role, `cd ${env.BENCH_WORKER_DIR} && ${procfileCommand(role)}`, processEnv, log)
+      : startProcfileProcess(role, processEnv, log);
   children.push(proc);
   if (role === 'web') await waitUntilServing(proc, `http://127.0.0.1:${env.PORT}/api/health`);
   else await waitForLogLine(proc, log, '"workers started"');

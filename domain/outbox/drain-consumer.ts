@@ -1,14 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
-import { CUSTOM_PLANS_SQL, HELD_PLANS_SQL, RELEASE_SESSION_SQL } from './plan-settings.js';
-import {
-  nativePool,
-  nativeTransaction,
-  poolRun,
-  preparedRun,
-  type SqlRun,
-} from '../shared/native-transaction.js';
+import { CUSTOM_PLANS_SQL } from './plan-settings.js';
+import { consumerPool } from './consumer-pool.js';
+import { nativePool, nativeTransaction, preparedRun, type SqlRun } from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -134,21 +129,18 @@ export async function drainConsumer(
 ): Promise<DrainResult> {
   if (apply.held === undefined) return drain(em, consumer, apply, options);
   // The run keeps one connection: its session advisory locks hold the partitions between the two statements.
-  const client = await (await nativePool(em)).connect();
+  const client = await (await consumerPool(em)).connect();
   const session: Session = { run: preparedRun(client), holding: false, held: apply.held };
   let broken = false;
   try {
     return await drain(em, consumer, apply, options, session);
   } finally {
-    if (session.holding) await session.run(`select ${RELEASE_SESSION_SQL}`).catch(() => (broken = true));
+    if (session.holding) await session.run(RELEASE_SQL).catch(() => (broken = true));
     client.release(broken);
   }
 }
 
-/**
- * A run's own connection and whether it may still hold session advisory locks or HELD_PLANS_SQL's settings
- * there (HeldBatch; RELEASE_SESSION_SQL gives both back).
- */
+/** A run's own connection (of consumerPool) and whether it may still hold session advisory locks there (HeldBatch). */
 interface Session {
   run: SqlRun;
   holding: boolean;
@@ -189,8 +181,8 @@ async function drain(
         if (taken.parts.length === 0) session.holding = false;
       } else if (oneStatement) {
         ({ parts: taken.parts, applied: n } = await oneStatement(
-          await poolRun(em),
-          takePartitionsSql(consumer, options.rebuildShared === true, partitions),
+          preparedRun(await consumerPool(em)),
+          takePartitionsSql(consumer, options.rebuildShared === true, partitions, 'statement'),
           [start, poisoned, consumer.lockNamespace],
           batchSize,
         ));
@@ -203,7 +195,7 @@ async function drain(
     } catch (error) {
       if (session) {
         // Nothing of the batch was applied: free its partitions for the fallback's transaction locks.
-        await session.run(`select ${RELEASE_SESSION_SQL}`);
+        await session.run(RELEASE_SQL);
         session.holding = false;
       }
       if (oneStatement && !session) {
@@ -261,8 +253,8 @@ async function anyPending(
   parts: number[],
   session?: Session,
 ): Promise<boolean> {
-  const [row] = await (session?.run ?? (await poolRun(em)))<{ pending: boolean }>(
-    `select ${session ? `${RELEASE_SESSION_SQL}, ` : ''}exists (select 1 from outbox_pending
+  const [row] = await (session?.run ?? preparedRun(await consumerPool(em)))<{ pending: boolean }>(
+    `select ${session ? 'pg_advisory_unlock_all(), ' : ''}exists (select 1 from outbox_pending
        where consumer = ${consumer.code} and part = any($1::int[]) and done_at is null) as pending`,
     [parts],
   );
@@ -295,43 +287,55 @@ async function takePendingPartitions(
 }
 
 /**
+ * Where a take runs: `transaction`, in a transaction on the ORM's pool (a failed batch's fallback), which plans
+ * afresh (CUSTOM_PLANS_SQL) and holds transaction locks; `statement`, a one-statement batch on consumerPool
+ * (transaction locks, held until the statement commits); `session`, a held run on consumerPool (HeldBatch),
+ * whose locks outlive the statement.
+ */
+type TakeMode = 'transaction' | 'statement' | 'session';
+
+/**
  * The select of takePendingPartitions: $1 the first partition, $2 the partitions to skip, $3 the lock namespace.
- * With `locks = 'session'` (HeldBatch) the locks outlive the statement: it first releases what the run held
- * (its previous batch has committed), then takes the rebuild lock shared and the partitions as session locks.
+ * In `session` mode it first releases what the run held (its previous batch has committed), then takes the
+ * rebuild lock shared and the partitions as session locks.
  */
 const takePartitionsSql = (
   consumer: OutboxConsumer,
   rebuildShared: boolean,
   limit: number,
-  locks: 'transaction' | 'session' = 'transaction',
+  mode: TakeMode = 'transaction',
 ): string =>
-  `with ${locks === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
-     select ${transactionSettings(consumer, rebuildShared, locks)}${locks === 'session' ? ' from u' : ''})
+  `with ${mode === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
+     select ${transactionSettings(consumer, rebuildShared, mode)}${mode === 'session' ? ' from u' : ''})
    select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
                             from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
      left join lateral (select true as pending from outbox_pending o
                          where o.consumer = ${consumer.code} and o.part = p.part and o.done_at is null
                          limit 1) x on true
     where p.part <> all($2::int[])
-      and case when x.pending then ${locks === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock'}($3::int, p.part)
+      and case when x.pending then ${mode === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock'}($3::int, p.part)
                else false end
     limit ${limit}`;
 
 /**
  * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared
- * when asked, custom plans (CUSTOM_PLANS_SQL) and the consumer's commit mode (`asyncCommit`; a HeldBatch sets it
- * in its own applying statement, the one that commits).
+ * when asked, custom plans on the ORM's pool (CUSTOM_PLANS_SQL; consumerPool's connections keep generic ones)
+ * and the consumer's commit mode (`asyncCommit`; a HeldBatch sets it in its own applying statement, the one that
+ * commits).
  */
 const transactionSettings = (
   consumer: OutboxConsumer,
   rebuildShared: boolean,
-  locks: 'transaction' | 'session' = 'transaction',
+  mode: TakeMode = 'transaction',
 ): string =>
   [
-    rebuildShared ? (locks === 'session' ? REBUILD_LOCK_SHARED_SESSION : REBUILD_LOCK_SHARED) : '1',
-    locks === 'session' ? HELD_PLANS_SQL : CUSTOM_PLANS_SQL,
-    ...(consumer.asyncCommit && locks === 'transaction' ? [ASYNC_COMMIT_SQL] : []),
+    rebuildShared ? (mode === 'session' ? REBUILD_LOCK_SHARED_SESSION : REBUILD_LOCK_SHARED) : '1',
+    ...(mode === 'transaction' ? [CUSTOM_PLANS_SQL] : []),
+    ...(consumer.asyncCommit && mode !== 'session' ? [ASYNC_COMMIT_SQL] : []),
   ].join(', ');
+
+/** Gives back what a held run holds on its connection: its session advisory locks. */
+const RELEASE_SQL = 'select pg_advisory_unlock_all()';
 
 /** The fallback of a failed batch: each pending item of the partition in its own transactions. */
 async function applyItemByItem(

@@ -1,7 +1,6 @@
 import type { SqlRun } from '../shared/native-transaction.js';
 import { byKey } from '../shared/sql.js';
 import type { OutboxConsumer } from './consumers.js';
-import { RELEASE_SESSION_SQL } from './plan-settings.js';
 import type { ConsumerBatch } from './drain-consumer.js';
 
 /*
@@ -56,13 +55,13 @@ export const pendingEventsSql = (
  * A held batch's first statement (HeldBatch): takes its partitions (`take`, parameters $1-$3) and reads their
  * pending events with `read` (given the partitions as an int[] expression) in the same round trip; one row per
  * event, each with the partitions taken (one row of nulls but `parts` when there is no event). When it took no
- * partition it gives the session back (RELEASE_SESSION_SQL: the rebuild lock and plan settings the take set),
- * so a run that ends on an empty take needs no statement more.
+ * partition it gives back the rebuild lock the take held (pg_advisory_unlock_all), so a run that ends on an
+ * empty take needs no statement more.
  */
 const takeAndReadSql = (take: string, read: (parts: string) => string): string => `
 with parts as materialized (${take})
 select t.parts::text as parts,
-       case when cardinality(t.parts) = 0 then (select true from (select ${RELEASE_SESSION_SQL}) r) end as released,
+       case when cardinality(t.parts) = 0 then (select true from (select pg_advisory_unlock_all()) r) end as released,
        b.*
   from (select coalesce(array_agg(part), '{}') as parts from parts) t
   left join lateral (${read('(select array_agg(part) from parts)')}) b on true`;

@@ -22,8 +22,8 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
  * A lookup by (a prefix of) an index key as a LATERAL subquery (`select ... where key = outer.column`):
  * PostgreSQL runs it once per outer row (OFFSET 0 keeps it from being flattened into a join), so its cost
  * follows the rows looked up, not the table. A join may be planned as a scan of the whole table, and a generic
- * plan made while a table was small keeps reading all of it once it has grown (the outbox consumers' held runs
- * keep such plans, HELD_PLANS_SQL: their marker update, planned on a 5-row outbox, read 98,000 buffers (35 ms)
+ * plan made while a table was small keeps reading all of it once it has grown (the outbox consumers keep such
+ * plans, consumerPool: their marker update, planned on a 5-row outbox, read 98,000 buffers (35 ms)
  * for two events at 50,000 rows).
  */
 export const byKey = (select: string): string => `(${select} offset 0)`;

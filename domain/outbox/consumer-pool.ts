@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { nativePool } from '../shared/native-transaction.js';
+
+const pools = new WeakMap<object, Promise<pg.Pool>>();
+
+/**
+ * How the consumers' connections plan, set when each connection opens: every prepared statement keeps ONE
+ * generic plan, made with sequential scans disabled, so it reaches the outbox and the rollup tables through
+ * their indexes whatever the statistics said when it was made (the consumers' statements look rows up by key,
+ * per partition or per batch row, never in bulk: see byKey). A plan made while a table was small would
+ * otherwise read all of it once it has grown (the marker update, planned on a 5-row outbox, read 98,000
+ * buffers, 35 ms, for two events at 50,000 rows), so a connection lives at most 60 s, as on the ORM's pool,
+ * and its plans are remade from the tables' sizes of now.
+ *
+ * Planning was 39 % of the consumers' PostgreSQL time at 600 writes/s while they ran on the ORM's pool, with
+ * custom plans for every history batch (~370 µs of planning per batch of ~2 events) and for the first take of
+ * every alerts or analytics run (their runs switched their connection to generic plans and back: for the
+ * analytics write statement, planning had been half of its time, 4.1 against 2.0 ms per batch of 12 events).
+ */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
+
+/** Statements of the consumers' runs at once per process (job slots) and a look or two besides. */
+const CONSUMER_CONNECTIONS = 8;
+
+/**
+ * The pool of the outbox consumers' batches: the ORM's connection settings and type parsers (the same rows as
+ * on its pool), with GENERIC_PLANS on every connection. Nothing but the consumers' batch statements runs on it
+ * (a failed batch's fallback, one item at a time, runs on the ORM's pool with custom plans).
+ */
+export function consumerPool(em: EntityManager): Promise<pg.Pool> {
+  const connection = em.getConnection();
+  let pool = pools.get(connection);
+  if (!pool) {
+    pool = nativePool(em).then(orm => {
+      const consumers = new pg.Pool({
+        ...orm.options,
+        min: 0,
+        max: CONSUMER_CONNECTIONS,
+        options: GENERIC_PLANS,
+        application_name: 'stockroom-consumer',
+        allowExitOnIdle: true,
+      });
+      // A connection dropped by the server must not take the process down: the pool discards an idle one, and
+      // a run's own query fails, so the run releases it as broken (drainConsumer).
+      consumers.on('error', () => undefined);
+      consumers.on('connect', client => client.on('error', () => undefined));
+      return consumers;
+    });
+    pools.set(connection, pool);
+    pool.catch(() => pools.delete(connection));
+  }
+  return pool;
+}
+
+/** Closes the consumers' pool of the ORM connection `em` uses, if it has one (before the ORM closes). */
+export async function closeConsumerPool(em: EntityManager): Promise<void> {
+  const connection = em.getConnection();
+  const pool = pools.get(connection);
+  pools.delete(connection);
+  await (await pool?.catch(() => undefined))?.end();
+}
