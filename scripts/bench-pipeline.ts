@@ -30,13 +30,15 @@ import {
  * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
  *    which also leaves the backlog (>= 10,000 events at today's rates);
  * 2. drain: ONE worker process (started before the writes, stopped while they run) goes on; events/s per
- *    consumer from the first marker set to its last, and the ratio to the max write rate of the same run
+ *    consumer from the first marker set to its last, and the ratio to the max write rate of the same round
  *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
+ *    1-3 alternate for BENCH_DRAIN_ROUNDS rounds (3), and the ratios are printed per round with their medians;
  * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts) and in
  *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
  *    worker and of the PostgreSQL backends serving it;
- * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then.
+ * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;
+ *    then the paced lag once more at half the rate reached with the worker running.
  * Worker RSS is sampled while it drains.
  *
  * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
@@ -143,17 +145,57 @@ async function benchEventPipeline(): Promise<void> {
       await web.stop();
       return;
     }
-    // 1 + 2: backlog at full speed, then one worker (started before, stopped while the backlog is written).
-    const one = await backlogDrain(1, env, 'max write rate of one web process');
-    // 3: a fresh backlog, two workers.
-    const two = await backlogDrain(2, env, 'max write rate (2nd run)');
-    for (const consumer of OUTBOX_CONSUMERS)
+    // 1-3: rounds of a backlog at full speed drained by one worker process (started before, stopped while the
+    // backlog is written), then a fresh backlog drained by two, alternating; medians over the rounds.
+    const rounds = Number(process.env.BENCH_DRAIN_ROUNDS ?? 3);
+    const ones: Awaited<ReturnType<typeof backlogDrain>>[] = [];
+    const twos: typeof ones = [];
+    for (let round = 1; round <= rounds; round++) {
+      console.log(`\n=== drain round ${round} of ${rounds}`);
+      ones.push(await backlogDrain(1, env, 'max write rate of one web process'));
+      twos.push(await backlogDrain(2, env, 'max write rate'));
+    }
+    const perRound = (f: (round: number) => number) => ones.map((_, round) => f(round));
+    const line = (values: number[], digits: number, unit = '') =>
+      `median ${median(values).toFixed(digits)}${unit} (${values.map(v => v.toFixed(digits)).join(', ')})`;
+    const maxRate = median([...ones, ...twos].map(d => d.rate));
+    console.log(
+      `\ndrains, ${rounds} alternating rounds; max write rate ${line(
+        [...ones, ...twos].map(d => d.rate),
+        0,
+        ' changes/s',
+      )}`,
+    );
+    for (const consumer of OUTBOX_CONSUMERS) {
+      const c = consumer.name;
       console.log(
-        `  ${consumer.name}: 2 workers / 1 worker = ${(two.run.rates[consumer.name] / one.run.rates[consumer.name]).toFixed(2)}`,
+        `  ${c.padEnd(17)} 1 worker, x its round's max write rate: ${line(
+          perRound(r => ones[r].run.rates[c] / ones[r].rate),
+          1,
+          'x',
+        )}`,
       );
+      console.log(
+        `  ${''.padEnd(17)} 2 workers / 1 worker: ${line(
+          perRound(r => twos[r].run.rates[c] / ones[r].run.rates[c]),
+          2,
+        )}`,
+      );
+    }
+    console.log(
+      `  all consumers, events/s until every marker is set, 2 workers / 1 worker: ${line(
+        perRound(r => twos[r].run.total / ones[r].run.total),
+        2,
+      )}`,
+    );
 
-    // 4: lag at half the max write rate, one worker running.
-    await lagRun(pool, write, Math.round(Math.max(one.rate, two.rate) / 2), env, children);
+    // 4: lag at half the max write rate, one worker running; 5: again, paced, at half the rate the API reached
+    // with the worker running (the whole system's max: at the first rate the 2 cores are saturated).
+    const withWorker = await lagRun(pool, write, Math.round(maxRate / 2), env, children);
+    console.log(
+      `\nagain at half the API's max write rate with the worker running (${withWorker.toFixed(0)} writes/s):`,
+    );
+    await lagRun(pool, write, Math.round(withWorker / 2), env, children, true);
     await web.stop();
   } finally {
     await Promise.all(children.map(child => child.stop(2000)));
@@ -164,7 +206,8 @@ async function benchEventPipeline(): Promise<void> {
 /**
  * Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs: paced
  * evenly (the measure), then in autocannon's per-second bursts (every second starts with its whole quota at
- * full speed). Then the API's max write rate with that worker stopped and running.
+ * full speed). Then the API's max write rate with that worker stopped and running; returns the latter
+ * (`pacedOnly`: only the paced run, returns `rate`).
  */
 async function lagRun(
   pool: pg.Pool,
@@ -173,7 +216,7 @@ async function lagRun(
   env: Record<string, string>,
   children: BenchProcess[],
   pacedOnly = false,
-): Promise<void> {
+): Promise<number> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   const worker = await startProcess('worker', env, children);
   // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
@@ -214,7 +257,10 @@ async function lagRun(
     if (paced) await printDoorbellJobs(env);
   }
 
-  if (pacedOnly) return void (await worker.stop());
+  if (pacedOnly) {
+    await worker.stop();
+    return rate;
+  }
   // The API's own max write rate while the worker drains behind it, against the same with the worker stopped.
   const fullSeconds = Number(process.env.BENCH_FULL_SECONDS ?? 8);
   worker.signalNode('SIGSTOP');
@@ -237,6 +283,7 @@ async function lagRun(
       `${fullPerEvent(after.process - before.process)} µs + backends ${fullPerEvent(backendCpuSince(before.backends, after.backends))} µs`,
   );
   await worker.stop();
+  return running.rate;
 }
 
 /** CPU used so far by a worker process tree and by the PostgreSQL backends serving it. */
@@ -273,6 +320,8 @@ async function printDoorbellJobs(env: Record<string, string>): Promise<void> {
 
 interface DrainRun {
   events: number;
+  /** Every consumer's events together per second, from the first marker to the last of all. */
+  total: number;
   rates: Record<string, number>;
   seconds: Record<string, number>;
   peakRssMb: number;
@@ -362,6 +411,7 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
   }
   return {
     events: Number(rows[0]?.n ?? 0),
+    total: rows.reduce((sum, r) => sum + Number(r.n), 0) / Math.max(...Object.values(seconds)),
     rates,
     seconds,
     peakRssMb,
@@ -369,6 +419,12 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
     lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 4),
   };
 }
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 async function waitDrained(pool: pg.Pool, timeoutMs = 300000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -127,7 +127,10 @@ select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name 
  * new ones are inserted in event order, each with its webhook delivery when a URL is configured; then the
  * markers (its own progress rows, which no other consumer writes). A batch that opened no webhook
  * delivery has no effect outside PostgreSQL, so it commits without waiting for the WAL flush. Returns how many
- * events it applied; the new deliveries' ids go to `deliveries`.
+ * events it applied; the new deliveries' ids go to `deliveries`. An open alert is found by its id (byKey) and
+ * updated by its address (a TID scan): joined by id, the consumers' generic plan (consumerPool) read the whole
+ * alert table's primary key for every batch that updated one. Only this consumer, on the items of the
+ * partitions it holds, updates alerts, so the address read in the statement's snapshot is still the row's.
  */
 async function writeBatch(
   sql: SqlRun,
@@ -179,7 +182,8 @@ with updated as (
          item_name = x.item_name, closed_at = x.closed_at, close_event_id = x.close_event_id
     from jsonb_to_recordset($1::jsonb) as x(id bigint, quantity int, minimum_quantity int, item_name varchar,
          closed_at timestamptz, close_event_id bigint)
-   where a.id = x.id
+   cross join lateral ${byKey('select k.ctid from low_stock_alert k where k.id = x.id')} k
+   where a.ctid = k.ctid
   returning 1
 ), x as (
   select * from jsonb_to_recordset($2::jsonb) as x(item_id uuid, item_name varchar, supplier_id uuid,

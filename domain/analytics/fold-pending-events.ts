@@ -5,7 +5,7 @@ import { byKey } from '../shared/sql.js';
 import type { SqlRun } from '../shared/native-transaction.js';
 import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
-import { foldWritesSql } from './write-rollups.js';
+import { foldWritesParams, foldWritesSql } from './write-rollups.js';
 
 export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
   eventId: id,
@@ -70,15 +70,16 @@ function foldRows(events: PendingRow[]): FoldResult[] {
  */
 async function writeBatch(sql: SqlRun, events: PendingRow[]): Promise<number> {
   if (events.length === 0) return 0;
-  const { sql: text, params } = foldWritesSql(
-    foldRows(events),
-    markedCte(ANALYTICS_CONSUMER, '$5'),
-    allMarkedCheck(ANALYTICS_CONSUMER, 'cardinality($5::bigint[])'),
-    `, ${ASYNC_COMMIT_SQL}`,
-  );
-  await sql(text, [...params, events.map(e => e.id)]);
+  await sql(WRITE_BATCH_SQL, [...foldWritesParams(foldRows(events)), events.map(e => e.id)]);
   return events.length;
 }
+
+/** Built once: a batch's statement text is the same every time (and so is its prepared statement's name). */
+const WRITE_BATCH_SQL = foldWritesSql(
+  markedCte(ANALYTICS_CONSUMER, '$5'),
+  allMarkedCheck(ANALYTICS_CONSUMER, 'cardinality($5::bigint[])'),
+  `, ${ASYNC_COMMIT_SQL}`,
+);
 
 /**
  * The analytics consumer's batch: the oldest pending events of the partitions with their items' stored running

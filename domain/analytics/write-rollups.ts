@@ -124,13 +124,7 @@ const itemStates = (folds: FoldResult[]) =>
  * not write get the batch's earlier entries (runningCountsUpdate; later days exist only when events arrive out
  * of day order). Each part reads the statement's snapshot, taken before any of them writes.
  */
-export function foldWritesSql(
-  folds: FoldResult[],
-  markers: string,
-  check: string,
-  tail = '',
-): { sql: string; params: unknown[] } {
-  const days = folds.flatMap(f => f.days.map(dayJson));
+export function foldWritesSql(markers: string, check: string, tail = ''): string {
   const parts = [
     `x as materialized (select x.*, sum(x.entries) over (partition by x.item_id, x.supplier_key order by x.day)
                           as batch_cum from ${dayRows('$1')})`,
@@ -155,17 +149,17 @@ export function foldWritesSql(
     ...supplierBucketUpserts('x').map((statement, i) => `w${5 + i} as (${statement} returning 1)`),
   ];
   const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
-  return {
-    sql: `with ${parts.join(',\n')}, ${markers}
-          select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`,
-    params: [
-      JSON.stringify(days),
-      JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-      JSON.stringify(folds.flatMap(f => f.users.map(u => ({ ...userJson(u), item_id: f.days[0]?.itemId })))),
-      JSON.stringify(itemStates(folds)),
-    ],
-  };
+  return `with ${parts.join(',\n')}, ${markers}
+          select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`;
 }
+
+/** The parameters $1-$4 of foldWritesSql for the fold results `folds`. */
+export const foldWritesParams = (folds: FoldResult[]): unknown[] => [
+  JSON.stringify(folds.flatMap(f => f.days.map(dayJson))),
+  JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
+  JSON.stringify(folds.flatMap(f => f.users.map(u => ({ ...userJson(u), item_id: f.days[0]?.itemId })))),
+  JSON.stringify(itemStates(folds)),
+];
 
 const REASON_UPSERT = (param: string) => `
   insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)

@@ -304,7 +304,17 @@ const takePartitionsSql = (
   rebuildShared: boolean,
   limit: number,
   mode: TakeMode = 'transaction',
-): string =>
+): string => {
+  // The same few texts every batch: built once, so that a batch neither rebuilds nor rehashes them.
+  const key = `${consumer.code} ${rebuildShared} ${limit} ${mode}`;
+  let text = takeTexts.get(key);
+  if (text === undefined) takeTexts.set(key, (text = takeText(consumer, rebuildShared, limit, mode)));
+  return text;
+};
+
+const takeTexts = new Map<string, string>();
+
+const takeText = (consumer: OutboxConsumer, rebuildShared: boolean, limit: number, mode: TakeMode): string =>
   `with ${mode === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
      select ${transactionSettings(consumer, rebuildShared, mode)}${mode === 'session' ? ' from u' : ''})
    select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part

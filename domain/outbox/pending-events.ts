@@ -174,14 +174,17 @@ export function pendingBatch<T extends { id: string }>(
   const readInTransaction = read('$1::int[]', '$2', '$3');
   const batch: ConsumerBatch = async (sql, parts, limit, itemId) =>
     write(sql, await sql<T>(readInTransaction, [parts, limit, itemId ?? null]));
+  // The held statement of each take text (a few per consumer; takePartitionsSql gives the same string back).
+  const heldTexts = new Map<string, string>();
+  const heldText = (take: string) => {
+    let text = heldTexts.get(take);
+    if (text === undefined)
+      heldTexts.set(take, (text = takeAndReadSql(take, parts => read(parts, '$4', 'null'))));
+    return text;
+  };
   batch.held = async (run, take, params, limit, taken) =>
     applyFresh(
-      await takeAndRead<T>(
-        run,
-        takeAndReadSql(take, parts => read(parts, '$4', 'null')),
-        [...params, limit],
-        taken,
-      ),
+      await takeAndRead<T>(run, heldText(take), [...params, limit], taken),
       events => write(run, events),
       () => run<T>(readInTransaction, [taken.parts, limit, null]),
     );

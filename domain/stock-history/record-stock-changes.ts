@@ -39,8 +39,15 @@ export const recordStockChanges: ConsumerBatch = async (sql, parts, limit, itemI
   return Number(row.n);
 };
 
-/** The fast path: the statement takes its partitions itself and is its own transaction. */
+/**
+ * The fast path: the statement takes its partitions itself and is its own transaction. Its text for each take
+ * text (a few; the drain gives the same string back) is built once, not every batch.
+ */
+const aloneTexts = new Map<string, string>();
+
 export const recordStockChangesAlone: OneStatementBatch = async (run, take, params, limit) => {
-  const [row] = await run<{ parts: number[]; n: number }>(recordSql(take, '$4', 'null'), [...params, limit]);
+  let text = aloneTexts.get(take);
+  if (text === undefined) aloneTexts.set(take, (text = recordSql(take, '$4', 'null')));
+  const [row] = await run<{ parts: number[]; n: number }>(text, [...params, limit]);
   return { parts: row.parts.map(Number), applied: Number(row.n) };
 };
