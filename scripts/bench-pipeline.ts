@@ -322,6 +322,8 @@ interface DrainRun {
   events: number;
   /** Every consumer's events together per second, from the first marker to the last of all. */
   total: number;
+  /** CPU of the worker processes and of the PostgreSQL backends serving them while they drained. */
+  cpuMs: { workers: number; backends: number };
   rates: Record<string, number>;
   seconds: Record<string, number>;
   peakRssMb: number;
@@ -331,9 +333,11 @@ interface DrainRun {
 }
 
 function report(label: string, run: DrainRun, writeRate: number): void {
+  const perEvent = (ms: number) => ((ms * 1000) / Math.max(run.events, 1)).toFixed(0);
   console.log(
     `\ndrain of ${run.events} events with ${label} (peak worker RSS ${run.peakRssMb.toFixed(0)} MB; ` +
-      `${(run.lockWaitShare * 100).toFixed(1)}% of sampled consumer time waiting on locks):`,
+      `${(run.lockWaitShare * 100).toFixed(1)}% of sampled consumer time waiting on locks; CPU per event, all ` +
+      `three consumers: workers ${perEvent(run.cpuMs.workers)} µs + their PostgreSQL backends ${perEvent(run.cpuMs.backends)} µs):`,
   );
   for (const consumer of OUTBOX_CONSUMERS)
     console.log(
@@ -366,6 +370,7 @@ async function startStopped(
  * workers began) to its own last marker, both read from the database clock.
  */
 async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Promise<DrainRun> {
+  const cpuBefore = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
   for (const worker of started) worker.signalNode('SIGCONT');
   let peakRssMb = 0;
   let waiting = 0;
@@ -395,7 +400,9 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
   } finally {
     clearInterval(sampler);
   }
+  const cpuAfter = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
   await Promise.all(started.map(child => child.stop()));
+  const sum = (f: (i: number) => number) => started.reduce((total, _, i) => total + f(i), 0);
   const { rows } = await pool.query<{ consumer: string; n: string; first: number; last: number }>(
     `with t as (select c.consumer, extract(epoch from x.done_at) as at
                   from outbox_pending x join ${CONSUMER_NAMES} on c.code = x.consumer
@@ -411,6 +418,10 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
   }
   return {
     events: Number(rows[0]?.n ?? 0),
+    cpuMs: {
+      workers: sum(i => cpuAfter[i].process - cpuBefore[i].process),
+      backends: sum(i => backendCpuSince(cpuBefore[i].backends, cpuAfter[i].backends)),
+    },
     total: rows.reduce((sum, r) => sum + Number(r.n), 0) / Math.max(...Object.values(seconds)),
     rates,
     seconds,
