@@ -20,7 +20,7 @@ const pools = new WeakMap<object, Promise<pg.Pool>>();
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
-/** Statements of the consumers' runs at once per process (job slots) and a look or two besides. */
+/** Statements of the consumers' runs at once per process (a run per consumer) and a look or two besides. */
 const CONSUMER_CONNECTIONS = 8;
 
 /**
