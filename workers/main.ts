@@ -14,15 +14,17 @@ import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
 
 /**
- * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
- * one follow-up job, which then finds everything committed meanwhile; a second job slot started that follow-up
- * beside the run still looping, and the two split the trickle into smaller batches (more statements per event).
- * One slot for analytics and alerts against two (the stock history had one already), paced lag at 1,380
- * writes/s, 3 alternating rounds: analytics p99 42-44 against 47-60 ms, alerts 31-33 against 37-45 ms, the
- * consumers' PostgreSQL time per event 370-401 against 428-444 µs; a backlog drained at 15,022-15,221 against
- * 16,005-16,473 analytics events/s. More worker processes take more partitions.
+ * Doorbell jobs of one outbox consumer that one worker process runs at once. One for the stock history and the
+ * alerts: a ring during a run queues one follow-up job, which then finds everything committed meanwhile; a second
+ * job slot started that follow-up beside the run still looping, and the two split a trickle into smaller batches.
+ * Alerts with one slot against two, paced lag at 1,380 writes/s in 7 alternating rounds of two A/B runs: p99
+ * lower in 6 of them (30-55 against 32-53 ms), and the consumers' PostgreSQL time per event 372-401 against
+ * 428-498 µs (both consumers at one slot). Two for the analytics fold, the costliest per event: its p99 was no
+ * better with one (lower in 4 of the 7 rounds, 43-115 against 41-61 ms), and with one it drained a backlog at
+ * 5.4-5.6x the max write rate (medians of 4 bench runs) against 5.8-6.5x (3 runs).
  */
 const CONSUMER_CONCURRENCY = 1;
+const ANALYTICS_CONCURRENCY = 2;
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
@@ -42,7 +44,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
-  analytics: { concurrency: CONSUMER_CONCURRENCY },
+  analytics: { concurrency: ANALYTICS_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
   // An import is one long transaction holding its rows' locks: one at a time per process.
   imports: { concurrency: 1 },

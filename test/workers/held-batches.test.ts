@@ -5,6 +5,8 @@ import { createItem, createSupplier, recordStockChange } from '../support/stock-
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 import { drainConsumer, OUTBOX_PARTITIONS } from '../../domain/outbox/drain-consumer.js';
 import { foldPendingEvents } from '../../domain/analytics/fold-pending-events.js';
+import { consumerPool } from '../../domain/outbox/consumer-pool.js';
+import type pg from 'pg';
 import {
   nativePool,
   nativeTransaction,
@@ -61,7 +63,7 @@ describe('Held batches (take and read, then writes and markers, on one connectio
     expect(Number(left.n)).to.equal(0);
   });
 
-  it('When a held run ends, then its connection holds no advisory lock and plans as the other consumers do', async () => {
+  it('When a held run ends, then its connection holds no advisory lock, the consumers’ pool keeps generic plans and the ORM’s pool plans as before', async () => {
     const em = testApp().services.orm.em.fork();
     const supplier = await createSupplier(em);
     const item = await createItem(em, { supplierId: supplier.id });
@@ -74,20 +76,30 @@ describe('Held batches (take and read, then writes and markers, on one connectio
       `select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
     );
     expect(Number(locks.n)).to.equal(0);
-    // Every idle connection of the pool, the held run's among them, plans as before: no generic plans kept
-    // (force_custom_plan once a consumer used it) and sequential scans allowed.
-    const pool = await nativePool(em);
-    const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
-    try {
-      for (const client of clients) {
-        const { rows } = await client.query(
-          "select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan",
+    // The held run's connection (of the consumers' pool) plans generically without sequential scans; every idle
+    // connection of the ORM's pool plans as before: no generic plans kept (force_custom_plan once a consumer's
+    // fallback used it) and sequential scans allowed.
+    const settings = async (pool: pg.Pool) => {
+      const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+      try {
+        return await Promise.all(
+          clients.map(async client => {
+            const { rows } = await client.query(
+              "select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan",
+            );
+            return rows[0] as { mode: string; seqscan: string };
+          }),
         );
-        expect(rows[0].seqscan).to.equal('on');
-        expect(rows[0].mode).to.be.oneOf(['auto', 'force_custom_plan']);
+      } finally {
+        for (const client of clients) client.release();
       }
-    } finally {
-      for (const client of clients) client.release();
+    };
+    const consumers = await settings(await consumerPool(em));
+    expect(consumers).to.have.lengthOf.above(0);
+    for (const row of consumers) expect(row).to.deep.equal({ mode: 'force_generic_plan', seqscan: 'off' });
+    for (const row of await settings(await nativePool(em))) {
+      expect(row.seqscan).to.equal('on');
+      expect(row.mode).to.be.oneOf(['auto', 'force_custom_plan']);
     }
   });
 });
