@@ -14,17 +14,18 @@ import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
 
 /**
- * Doorbell jobs of one outbox consumer that one worker process runs at once. One for the stock history and the
- * alerts: a ring during a run queues one follow-up job, which then finds everything committed meanwhile; a second
- * job slot started that follow-up beside the run still looping, and the two split a trickle into smaller batches.
- * Alerts with one slot against two, paced lag at 1,380 writes/s in 7 alternating rounds of two A/B runs: p99
- * lower in 6 of them (30-55 against 32-53 ms), and the consumers' PostgreSQL time per event 372-401 against
- * 428-498 µs (both consumers at one slot). Two for the analytics fold, the costliest per event: its p99 was no
- * better with one (lower in 4 of the 7 rounds, 43-115 against 41-61 ms), and with one it drained a backlog at
- * 5.4-5.6x the max write rate (medians of 4 bench runs) against 5.8-6.5x (3 runs).
+ * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
+ * one follow-up job, which then finds everything committed meanwhile; a second job slot started that follow-up
+ * beside the run still looping, and the two split the trickle into smaller batches (more statements per event).
+ * One slot for analytics and alerts against two (the stock history had one already), paced lag at 1,380
+ * writes/s in 7 alternating rounds of two A/B runs: the consumers' PostgreSQL time per event 370-401 against
+ * 428-498 µs, alerts p99 lower in 6 rounds, analytics p99 lower in 4 (42-115 against 41-61 ms). With one slot,
+ * 2 worker processes drained a backlog at 1.05-1.13x the rate of one (medians of 3 bench runs): they run twice
+ * as many jobs. With two analytics slots, 0.79-0.93x (the 2-core machine was already busy with one process's
+ * four runs), though one process drained analytics at 5.6-6.5x the max write rate against 5.4-5.5x. More worker
+ * processes take more partitions.
  */
 const CONSUMER_CONCURRENCY = 1;
-const ANALYTICS_CONCURRENCY = 2;
 
 /** Which processor handles which queue. */
 export const PROCESSORS: Record<QueueName, Processor> = {
@@ -44,7 +45,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
 const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   reports: { concurrency: 1 },
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
-  analytics: { concurrency: ANALYTICS_CONCURRENCY },
+  analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
   // An import is one long transaction holding its rows' locks: one at a time per process.
   imports: { concurrency: 1 },

@@ -10,8 +10,8 @@ export const OUTBOX_PARTITIONS = 16;
 
 /**
  * Partitions a batch takes at most after a full batch (a backlog; while a consumer keeps up a batch takes every
- * pending partition): few enough that several runs (job slots, worker processes) share a backlog and the
- * consumers start on disjoint partitions. Analytics took 8 while its batches were 250 events; at 1,000, 4 touch half as
+ * pending partition): few enough that the runs of several worker processes share a backlog and the consumers
+ * start on disjoint partitions. Analytics took 8 while its batches were 250 events; at 1,000, 4 touch half as
  * many rows shared by a supplier's items (one per slot) and leave partitions for other runs (2 worker processes
  * against 1 drained analytics at 0.90 of the rate with 4, 0.78 with 8, one bench run each, while each process
  * ran two analytics jobs at once).
