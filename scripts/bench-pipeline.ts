@@ -422,7 +422,7 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
       workers: sum(i => cpuAfter[i].process - cpuBefore[i].process),
       backends: sum(i => backendCpuSince(cpuBefore[i].backends, cpuAfter[i].backends)),
     },
-    total: rows.reduce((sum, r) => sum + Number(r.n), 0) / Math.max(...Object.values(seconds)),
+    total: rows.reduce((events, r) => events + Number(r.n), 0) / Math.max(...Object.values(seconds)),
     rates,
     seconds,
     peakRssMb,

@@ -3,7 +3,13 @@ import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
 import { CUSTOM_PLANS_SQL } from './plan-settings.js';
 import { consumerPool } from './consumer-pool.js';
-import { nativePool, nativeTransaction, preparedRun, type SqlRun } from '../shared/native-transaction.js';
+import {
+  nativePool,
+  nativeTransaction,
+  preparedRun,
+  textCache,
+  type SqlRun,
+} from '../shared/native-transaction.js';
 
 /** Partitions of the outbox (`outbox_event.part`, migration OutboxPartitions). */
 export const OUTBOX_PARTITIONS = 16;
@@ -304,15 +310,13 @@ const takePartitionsSql = (
   rebuildShared: boolean,
   limit: number,
   mode: TakeMode = 'transaction',
-): string => {
+): string =>
   // The same few texts every batch: built once, so that a batch neither rebuilds nor rehashes them.
-  const key = `${consumer.code} ${rebuildShared} ${limit} ${mode}`;
-  let text = takeTexts.get(key);
-  if (text === undefined) takeTexts.set(key, (text = takeText(consumer, rebuildShared, limit, mode)));
-  return text;
-};
+  takeTexts(`${consumer.code} ${rebuildShared} ${limit} ${mode}`, () =>
+    takeText(consumer, rebuildShared, limit, mode),
+  );
 
-const takeTexts = new Map<string, string>();
+const takeTexts = textCache();
 
 const takeText = (consumer: OutboxConsumer, rebuildShared: boolean, limit: number, mode: TakeMode): string =>
   `with ${mode === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (

@@ -1,4 +1,4 @@
-import type { SqlRun } from '../shared/native-transaction.js';
+import { textCache, type SqlRun } from '../shared/native-transaction.js';
 import { byKey } from '../shared/sql.js';
 import type { OutboxConsumer } from './consumers.js';
 import type { ConsumerBatch } from './drain-consumer.js';
@@ -175,16 +175,11 @@ export function pendingBatch<T extends { id: string }>(
   const batch: ConsumerBatch = async (sql, parts, limit, itemId) =>
     write(sql, await sql<T>(readInTransaction, [parts, limit, itemId ?? null]));
   // The held statement of each take text (a few per consumer; takePartitionsSql gives the same string back).
-  const heldTexts = new Map<string, string>();
-  const heldText = (take: string) => {
-    let text = heldTexts.get(take);
-    if (text === undefined)
-      heldTexts.set(take, (text = takeAndReadSql(take, parts => read(parts, '$4', 'null'))));
-    return text;
-  };
+  const heldTexts = textCache();
+  const heldSql = (take: string) => takeAndReadSql(take, parts => read(parts, '$4', 'null'));
   batch.held = async (run, take, params, limit, taken) =>
     applyFresh(
-      await takeAndRead<T>(run, heldText(take), [...params, limit], taken),
+      await takeAndRead<T>(run, heldTexts(take, heldSql), [...params, limit], taken),
       events => write(run, events),
       () => run<T>(readInTransaction, [taken.parts, limit, null]),
     );

@@ -6,20 +6,30 @@ import type pg from 'pg';
 export type SqlRun = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
 const pools = new WeakMap<object, Promise<pg.Pool>>();
-const names = new Map<string, string>();
+
+/**
+ * A cache of texts by key: `texts(key, build)` builds a key's text (`build(key)`) on first use and gives back the
+ * same string afterwards. For statement texts (and their names) that would otherwise be rebuilt, and rehashed
+ * as new strings, on every batch; each cache holds a few keys.
+ */
+export function textCache(): (key: string, build: (key: string) => string) => string {
+  const texts = new Map<string, string>();
+  return (key, build) => {
+    let text = texts.get(key);
+    if (text === undefined) texts.set(key, (text = build(key)));
+    return text;
+  };
+}
+
+const names = textCache();
 
 /**
  * A statement's name for PostgreSQL's prepared-statement cache, derived from its text: each connection parses
  * and plans a consumer's statements once instead of every batch (the analytics fold's writes are long CTEs).
  */
-export function statementName(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `sr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    names.set(text, name);
-  }
-  return name;
-}
+export const statementName = (text: string): string => names(text, nameOf);
+
+const nameOf = (text: string): string => `sr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
 /** The ORM's own `pg` pool (same connections, same type parsers). */
 export function nativePool(em: EntityManager): Promise<pg.Pool> {

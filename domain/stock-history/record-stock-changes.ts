@@ -3,6 +3,7 @@ import { STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
 import { markDoneSql, pendingIdsSql } from '../outbox/pending-events.js';
 import { byKey } from '../shared/sql.js';
 import type { ConsumerBatch, OneStatementBatch } from '../outbox/drain-consumer.js';
+import { textCache } from '../shared/native-transaction.js';
 
 /**
  * The stock-history consumer's batch as ONE statement: the oldest pending events of the partitions `parts` (a
@@ -43,11 +44,10 @@ export const recordStockChanges: ConsumerBatch = async (sql, parts, limit, itemI
  * The fast path: the statement takes its partitions itself and is its own transaction. Its text for each take
  * text (a few; the drain gives the same string back) is built once, not every batch.
  */
-const aloneTexts = new Map<string, string>();
+const aloneTexts = textCache();
+const aloneSql = (take: string) => recordSql(take, '$4', 'null');
 
 export const recordStockChangesAlone: OneStatementBatch = async (run, take, params, limit) => {
-  let text = aloneTexts.get(take);
-  if (text === undefined) aloneTexts.set(take, (text = recordSql(take, '$4', 'null')));
-  const [row] = await run<{ parts: number[]; n: number }>(text, [...params, limit]);
+  const [row] = await run<{ parts: number[]; n: number }>(aloneTexts(take, aloneSql), [...params, limit]);
   return { parts: row.parts.map(Number), applied: Number(row.n) };
 };
