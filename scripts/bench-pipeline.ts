@@ -38,7 +38,8 @@ import {
  *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
  *    worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;
- *    then the paced lag once more at half the rate reached with the worker running.
+ *    then the paced lag once more at half the rate reached with the worker running (the whole system's max), in
+ *    BENCH_LAG_ROUNDS windows (3) with their medians.
  * Worker RSS is sampled while it drains.
  *
  * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
@@ -132,7 +133,7 @@ async function benchEventPipeline(): Promise<void> {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);
           const abEnv = { ...env, [name]: value };
           if (process.env.BENCH_LAG_AB) {
-            await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, true);
+            await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, 1);
             continue;
           }
           await backlogDrain(1, abEnv, 'max write rate');
@@ -195,7 +196,14 @@ async function benchEventPipeline(): Promise<void> {
     console.log(
       `\nagain at half the API's max write rate with the worker running (${withWorker.toFixed(0)} writes/s):`,
     );
-    await lagRun(pool, write, Math.round(withWorker / 2), env, children, true);
+    await lagRun(
+      pool,
+      write,
+      Math.round(withWorker / 2),
+      env,
+      children,
+      Number(process.env.BENCH_LAG_ROUNDS ?? 3),
+    );
     await web.stop();
   } finally {
     await Promise.all(children.map(child => child.stop(2000)));
@@ -203,11 +211,22 @@ async function benchEventPipeline(): Promise<void> {
   }
 }
 
+/** One consumer's commit -> marker lag over a measured window, in ms. */
+interface ConsumerLag {
+  consumer: string;
+  n: string;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 /**
  * Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs: paced
  * evenly (the measure), then in autocannon's per-second bursts (every second starts with its whole quota at
- * full speed). Then the API's max write rate with that worker stopped and running; returns the latter
- * (`pacedOnly`: only the paced run, returns `rate`).
+ * full speed). Then the API's max write rate with that worker stopped and running; returns the latter.
+ * `pacedRounds` > 0: only paced windows, that many with the same worker, each printed and then the medians of
+ * their p50/p99/max per consumer (one 10 s window's p99 is its ~70th slowest event, so one stall of the
+ * whole machine decides it); returns `rate`.
  */
 async function lagRun(
   pool: pg.Pool,
@@ -215,7 +234,7 @@ async function lagRun(
   rate: number,
   env: Record<string, string>,
   children: BenchProcess[],
-  pacedOnly = false,
+  pacedRounds = 0,
 ): Promise<number> {
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   await vacuum(pool);
@@ -223,31 +242,38 @@ async function lagRun(
   // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
   await write(rate, 3, true);
   await waitDrained(pool);
-  for (const paced of pacedOnly ? [true] : [true, false]) {
+  const windows = pacedRounds > 0 ? Array.from({ length: pacedRounds }, () => true) : [true, false];
+  const pacedLags: ConsumerLag[][] = [];
+  const from = await lagStart(pool);
+  for (const paced of windows) {
     const mark = await maxEventId(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
     const achieved = await write(rate, lagSeconds, paced);
     await waitDrained(pool);
     const cpuAfter = await pipelineCpu(pool, worker);
-    const lags = await pool.query<{ consumer: string; n: string; p50: number; p99: number; max: number }>(
+    const lags = await pool.query<ConsumerLag>(
       `select c.consumer, count(*) as n,
               percentile_cont(0.5) within group (order by c.ms) as p50,
               percentile_cont(0.99) within group (order by c.ms) as p99, max(c.ms) as max
-         from (select c.consumer, extract(epoch from x.done_at - o.created_at) * 1000 as ms
+         from (select c.consumer, extract(epoch from x.done_at - ${from.start}) * 1000 as ms
                  from outbox_event o join outbox_pending x on x.id = o.id
                  join ${CONSUMER_NAMES} on c.code = x.consumer
-                where o.id > $1) c
+                where o.id > $1
+                union all
+               select 'web: start -> commit', extract(epoch from ${from.start} - o.created_at) * 1000
+                 from outbox_event o
+                where o.id > $1 and ${from.commits}) c
         group by c.consumer order by c.consumer`,
       [mark],
     );
+    const consumers = lags.rows.filter(l => !l.consumer.startsWith('web'));
+    if (paced) pacedLags.push(consumers);
     console.log(
-      `\nlag commit -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
+      `\nlag ${from.label} -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
         `${paced ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
     );
-    for (const l of lags.rows)
-      console.log(
-        `  ${l.consumer.padEnd(17)} p50 ${Number(l.p50).toFixed(1).padStart(6)} ms   p99 ${Number(l.p99).toFixed(1).padStart(6)} ms   max ${Number(l.max).toFixed(1).padStart(6)} ms   (${l.n} events)`,
-      );
+    for (const l of [...consumers, ...lags.rows.filter(l => l.consumer.startsWith('web'))])
+      console.log(`  ${l.consumer.padEnd(20)} ${lagFigures([l])}   (${l.n} events)`);
     const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
     const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0);
     console.log(
@@ -258,7 +284,14 @@ async function lagRun(
     if (paced) await printDoorbellJobs(env);
   }
 
-  if (pacedOnly) {
+  if (pacedRounds > 0) {
+    if (pacedRounds > 1) {
+      console.log(`\nlag at ${rate} writes/s, paced, medians of ${pacedRounds} windows of ${lagSeconds} s:`);
+      for (const { consumer } of pacedLags[0])
+        console.log(
+          `  ${consumer.padEnd(20)} ${lagFigures(pacedLags.map(w => w.find(l => l.consumer === consumer)!))}`,
+        );
+    }
     await worker.stop();
     return rate;
   }
@@ -439,6 +472,16 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
  */
 const vacuum = async (pool: pg.Pool): Promise<void> => void (await pool.query('vacuum analyze'));
 
+/** p50 / p99 / max of one window, or the medians of several windows' (each listed in brackets). */
+const lagFigures = (windows: ConsumerLag[]): string =>
+  (['p50', 'p99', 'max'] as const)
+    .map(key => {
+      const values = windows.map(w => Number(w[key]));
+      const each = values.length > 1 ? ` (${values.map(v => v.toFixed(1)).join(', ')})` : '';
+      return `${key} ${median(values).toFixed(1).padStart(6)} ms${each}`;
+    })
+    .join('   ');
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -459,6 +502,22 @@ async function waitDrained(pool: pg.Pool, timeoutMs = 300000): Promise<void> {
 
 /** The consumers' names by their code in `outbox_pending`, as a relation `c(code, consumer)`. */
 const CONSUMER_NAMES = `(values ${OUTBOX_CONSUMERS.map(c => `(${c.code}, '${c.name}')`).join(', ')}) as c(code, consumer)`;
+
+/**
+ * Where the lag starts. The issue's lag is commit -> marker: with `track_commit_timestamp = on` an event's lag
+ * starts at its transaction's commit (pg_xact_commit_timestamp of the row's xmin), and the web's own start ->
+ * commit time (its WAL flush: ~0.2 ms, ~100 ms while the kernel writes back a checkpoint's dirty pages every 5 s
+ * on this machine) is printed apart. Without it, at the statement's start (`created_at`), which counts a
+ * stalled commit of the web as lag of every consumer.
+ */
+async function lagStart(pool: pg.Pool): Promise<{ start: string; commits: string; label: string }> {
+  const { rows } = await pool.query<{ on: boolean }>(
+    "select current_setting('track_commit_timestamp')::boolean as on",
+  );
+  return rows[0].on
+    ? { start: 'pg_xact_commit_timestamp(o.xmin)', commits: 'true', label: 'commit' }
+    : { start: 'o.created_at', commits: 'false', label: 'statement start (track_commit_timestamp off)' };
+}
 
 const maxEventId = async (pool: pg.Pool): Promise<string> =>
   (await pool.query<{ id: string }>('select coalesce(max(id), 0)::text as id from outbox_event')).rows[0].id;
