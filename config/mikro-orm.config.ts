@@ -1,7 +1,12 @@
 import { fileURLToPath } from 'node:url';
+import type { Pool } from 'pg';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { ENTITIES } from '../domain/entities.js';
 import { reclaimDeadConnections } from './reclaim-dead-connections.js';
+import {
+  CONNECTION_LIFETIME_SECONDS,
+  staggerConnectionLifetimes,
+} from '../domain/shared/connection-lifetimes.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../domain/migrations', import.meta.url));
 
@@ -37,12 +42,16 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     // A connection that dies under a transaction is given back to the pool (see reclaim-dead-connections.ts).
     driverOptions: {
       connectionTimeoutMillis: 5000,
-      // A connection lives at most a minute, so the generic plans PostgreSQL keeps on it (and on the outbox
-      // consumers' pool, which copies these options: consumerPool) are remade from the tables' sizes of now.
-      maxLifetimeSeconds: 60,
+      // A connection lives about a minute (45-75 s, staggered: staggerConnectionLifetimes), so the generic plans
+      // PostgreSQL keeps on it (and on the outbox consumers' pool, which copies these options: consumerPool) are
+      // remade from the tables' sizes of now.
+      maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
       statement_timeout: 30000,
       application_name: 'stockroom',
-      onPoolCreated: reclaimDeadConnections,
+      onPoolCreated: (pool: Pool) => {
+        reclaimDeadConnections(pool);
+        staggerConnectionLifetimes(pool);
+      },
     },
     allowGlobalContext: false,
     debug: false,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { nativePool } from '../shared/native-transaction.js';
+import { CONNECTION_LIFETIME_SECONDS, staggerConnectionLifetimes } from '../shared/connection-lifetimes.js';
 
 const pools = new WeakMap<object, Promise<pg.Pool>>();
 
@@ -10,8 +11,8 @@ const pools = new WeakMap<object, Promise<pg.Pool>>();
  * their indexes whatever the statistics said when it was made (the consumers' statements look rows up by key,
  * per partition or per batch row, never in bulk: see byKey). A plan made while a table was small would
  * otherwise read all of it once it has grown (the marker update, planned on a 5-row outbox, read 98,000
- * buffers, 35 ms, for two events at 50,000 rows), so a connection lives at most 60 s, as on the ORM's pool,
- * and its plans are remade from the tables' sizes of now.
+ * buffers, 35 ms, for two events at 50,000 rows), so a connection lives about a minute (45-75 s), as on the
+ * ORM's pool, and its plans are remade from the tables' sizes of now.
  *
  * Planning was 39 % of the consumers' PostgreSQL time at 600 writes/s while they ran on the ORM's pool, with
  * custom plans for every history batch (~370 µs of planning per batch of ~2 events) and for the first take of
@@ -35,6 +36,8 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
     pool = nativePool(em).then(orm => {
       const consumers = new pg.Pool({
         ...orm.options,
+        // The spread read the ORM pool's staggered lifetime once: its base again, staggered below.
+        maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
         min: 0,
         max: CONSUMER_CONNECTIONS,
         options: GENERIC_PLANS,
@@ -44,6 +47,7 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
       // A connection dropped by the server must not take the process down: the pool discards an idle one, and
       // a run's own query fails, so the run releases it as broken (drainConsumer).
       consumers.on('error', () => undefined);
+      staggerConnectionLifetimes(consumers);
       consumers.on('connect', client => client.on('error', () => undefined));
       return consumers;
     });
