@@ -34,9 +34,9 @@ import {
  *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
  *    1-3 alternate for BENCH_DRAIN_ROUNDS rounds (3), and the ratios are printed per round with their medians;
- * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts) and in
- *    autocannon's per-second bursts: commit -> marker per consumer, p50/p99/max, and the CPU per event of the
- *    worker and of the PostgreSQL backends serving it;
+ * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts; in
+ *    BENCH_LAG_ROUNDS windows with their medians) and in autocannon's per-second bursts: commit -> marker per
+ *    consumer, p50/p99/max, and the CPU per event of the worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;
  *    then the paced lag once more at half the rate reached with the worker running (the whole system's max), in
  *    BENCH_LAG_ROUNDS windows (3) with their medians.
@@ -222,11 +222,11 @@ interface ConsumerLag {
 
 /**
  * Commit -> marker lag per consumer while `rate` writes/s flow and one (warmed-up) worker process runs: paced
- * evenly (the measure), then in autocannon's per-second bursts (every second starts with its whole quota at
- * full speed). Then the API's max write rate with that worker stopped and running; returns the latter.
- * `pacedRounds` > 0: only paced windows, that many with the same worker, each printed and then the medians of
- * their p50/p99/max per consumer (one 10 s window's p99 is its ~70th slowest event, so one stall of the
- * whole machine decides it); returns `rate`.
+ * evenly (the measure) in BENCH_LAG_ROUNDS windows (3) with the same worker, each printed and then the medians
+ * of their p50/p99/max per consumer (one 10 s window's p99 is its ~70th slowest event, so one stall decides
+ * it), then one window in autocannon's per-second bursts (every second starts with its whole quota at full
+ * speed). Then the API's max write rate with that worker stopped and running; returns the latter.
+ * `pacedRounds` > 0: only that many paced windows; returns `rate`.
  */
 async function lagRun(
   pool: pg.Pool,
@@ -242,13 +242,14 @@ async function lagRun(
   // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
   await write(rate, 3, true);
   await waitDrained(pool);
-  const windows = pacedRounds > 0 ? Array.from({ length: pacedRounds }, () => true) : [true, false];
+  const paced = pacedRounds > 0 ? pacedRounds : Number(process.env.BENCH_LAG_ROUNDS ?? 3);
+  const windows = [...Array.from({ length: paced }, () => true), ...(pacedRounds > 0 ? [] : [false])];
   const pacedLags: ConsumerLag[][] = [];
   const from = await lagStart(pool);
-  for (const paced of windows) {
+  for (const evenly of windows) {
     const mark = await maxEventId(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
-    const achieved = await write(rate, lagSeconds, paced);
+    const achieved = await write(rate, lagSeconds, evenly);
     await waitDrained(pool);
     const cpuAfter = await pipelineCpu(pool, worker);
     const lags = await pool.query<ConsumerLag>(
@@ -267,10 +268,10 @@ async function lagRun(
       [mark],
     );
     const consumers = lags.rows.filter(l => !l.consumer.startsWith('web'));
-    if (paced) pacedLags.push(consumers);
+    if (evenly) pacedLags.push(consumers);
     console.log(
       `\nlag ${from.label} -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
-        `${paced ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
+        `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
     );
     for (const l of [...consumers, ...lags.rows.filter(l => l.consumer.startsWith('web'))])
       console.log(`  ${l.consumer.padEnd(20)} ${lagFigures([l])}   (${l.n} events)`);
@@ -281,17 +282,17 @@ async function lagRun(
         `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs; ` +
         `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB`,
     );
-    if (paced) await printDoorbellJobs(env);
+    if (evenly) await printDoorbellJobs(env);
   }
 
+  if (paced > 1) {
+    console.log(`\nlag at ${rate} writes/s, paced, medians of ${paced} windows of ${lagSeconds} s:`);
+    for (const { consumer } of pacedLags[0])
+      console.log(
+        `  ${consumer.padEnd(20)} ${lagFigures(pacedLags.map(w => w.find(l => l.consumer === consumer)!))}`,
+      );
+  }
   if (pacedRounds > 0) {
-    if (pacedRounds > 1) {
-      console.log(`\nlag at ${rate} writes/s, paced, medians of ${pacedRounds} windows of ${lagSeconds} s:`);
-      for (const { consumer } of pacedLags[0])
-        console.log(
-          `  ${consumer.padEnd(20)} ${lagFigures(pacedLags.map(w => w.find(l => l.consumer === consumer)!))}`,
-        );
-    }
     await worker.stop();
     return rate;
   }
