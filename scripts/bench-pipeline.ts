@@ -267,13 +267,14 @@ async function lagRun(
         group by c.consumer order by c.consumer`,
       [mark],
     );
-    const consumers = lags.rows.filter(l => !l.consumer.startsWith('web'));
+    const web = lags.rows.filter(l => l.consumer.startsWith('web'));
+    const consumers = lags.rows.filter(l => !web.includes(l));
     if (evenly) pacedLags.push(consumers);
     console.log(
       `\nlag ${from.label} -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
         `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
     );
-    for (const l of [...consumers, ...lags.rows.filter(l => l.consumer.startsWith('web'))])
+    for (const l of [...consumers, ...web])
       console.log(`  ${l.consumer.padEnd(20)} ${lagFigures([l])}   (${l.n} events)`);
     const events = lags.rows.length > 0 ? Number(lags.rows[0].n) : 0;
     const perEvent = (ms: number) => ((ms * 1000) / Math.max(events, 1)).toFixed(0);
@@ -507,9 +508,8 @@ const CONSUMER_NAMES = `(values ${OUTBOX_CONSUMERS.map(c => `(${c.code}, '${c.na
 /**
  * Where the lag starts. The issue's lag is commit -> marker: with `track_commit_timestamp = on` an event's lag
  * starts at its transaction's commit (pg_xact_commit_timestamp of the row's xmin), and the web's own start ->
- * commit time (its WAL flush: ~0.2 ms, ~100 ms while the kernel writes back a checkpoint's dirty pages every 5 s
- * on this machine) is printed apart. Without it, at the statement's start (`created_at`), which counts a
- * stalled commit of the web as lag of every consumer.
+ * commit time (mostly its WAL flush: p99 1-3 ms, max 6-25 ms in this round's runs) is printed apart. Without it,
+ * at the statement's start (`created_at`), which counts a commit the web waited on as lag of every consumer.
  */
 async function lagStart(pool: pg.Pool): Promise<{ start: string; commits: string; label: string }> {
   const { rows } = await pool.query<{ on: boolean }>(
