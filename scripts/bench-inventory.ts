@@ -16,6 +16,7 @@ import {
   waitForLogLine,
   waitUntilServing,
   runLoad as load,
+  loadGenerator,
   type BenchProcess,
   type LoadResult,
   type LoadSpec,
@@ -26,7 +27,8 @@ import {
  * - Stockroom's web and worker processes, started exactly as the Procfile's `web` and `worker` lines
  *   (compiled output, NODE_ENV=production, RUN_WORKERS=false on the web line), after its `release` line;
  * - the bare baseline (scripts/bench-bare.ts: Express 5 + pg, the same SQL);
- * - the load generator (scripts/bench-load.ts: autocannon), one child process per run.
+ * - the load generator, one child process per run: wrk where installed (scripts/bench-wrk.lua), else autocannon
+ *   (scripts/bench-load.ts); BENCH_LOAD chooses.
  * After a warm-up it runs BENCH_ROUNDS (>= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
  * GET /api/inventory/{id}, PATCH /api/inventory/{id}/quantity with the worker draining its events, the PATCH
  * with an Idempotency-Key, the PATCH again with the worker paused (the request path alone), and
@@ -117,7 +119,7 @@ export async function benchInventory(): Promise<void> {
     const idle = { web: web.rss(), worker: worker.rss(), bare: bare.rss() };
     console.log(
       `\n## Inventory bench: ${rounds} alternating rounds x ${seconds} s, ${connections} connections, ` +
-        `database ${new URL(databaseUrl).pathname.slice(1)}, logs in ${logDir}`,
+        `database ${new URL(databaseUrl).pathname.slice(1)}, load generator ${loadGenerator}, logs in ${logDir}`,
     );
     console.log(`web:    ${web.child.spawnargs.at(-1)}`);
     console.log(`worker: ${worker.child.spawnargs.at(-1)}`);

@@ -1,6 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import {
+  accessSync,
   closeSync,
+  constants,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -264,25 +266,103 @@ export interface LoadResult {
 }
 
 /**
- * One autocannon run in its own process (scripts/bench-load.ts, compiled), never on a server's event loop. The
- * spec travels in a file, so a long list of paths fits.
+ * The load generator of a run at full speed: wrk (native HTTP parser, one thread) where installed, else
+ * autocannon (HTTP parsed in JavaScript, so it spends more of the shared cores on an answer with more
+ * headers). BENCH_LOAD=autocannon|wrk chooses. A run at a set `rate` always uses autocannon or the paced loader.
+ */
+export const loadGenerator: 'wrk' | 'autocannon' =
+  process.env.BENCH_LOAD === 'autocannon' || process.env.BENCH_LOAD === 'wrk'
+    ? process.env.BENCH_LOAD
+    : onPath('wrk')
+      ? 'wrk'
+      : 'autocannon';
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some(dir => {
+    try {
+      accessSync(path.join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * One load run in its own process, never on a server's event loop: wrk (scripts/bench-wrk.lua) or autocannon
+ * (scripts/bench-load.ts, compiled). The spec travels in a file, so a long list of paths fits.
  */
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-load-'));
-  const file = path.join(dir, 'spec.json');
-  writeFileSync(file, JSON.stringify(spec));
+  const file = path.join(dir, 'spec');
+  const wrk = loadGenerator === 'wrk' && !spec.rate && !spec.paced;
+  writeFileSync(file, wrk ? wrkSpec(spec) : JSON.stringify(spec));
+  // `times` after wrk prints the CPU time of the shell's children: the generator's own CPU.
+  const [command, args] = wrk
+    ? [
+        'sh',
+        [
+          '-c',
+          'wrk -t1 -c"$1" -d"$2"s --latency -s "$3" "$4" -- "$5" && times',
+          'wrk',
+          String(spec.connections),
+          String(spec.seconds),
+          path.join(REPO_ROOT, 'scripts', 'bench-wrk.lua'),
+          spec.url,
+          file,
+        ],
+      ]
+    : [
+        path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
+        [
+          path.join(REPO_ROOT, 'dist', 'scripts', spec.paced ? 'bench-paced-load.js' : 'bench-load.js'),
+          `@${file}`,
+        ],
+      ];
   return new Promise<LoadResult>((resolve, reject) => {
-    execFile(
-      path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
-      [
-        path.join(REPO_ROOT, 'dist', 'scripts', spec.paced ? 'bench-paced-load.js' : 'bench-load.js'),
-        `@${file}`,
-      ],
-      { cwd: REPO_ROOT, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
-        resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
+    execFile(command, args, { cwd: REPO_ROOT, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
+      resolve(wrk ? wrkResult(stdout) : (JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult));
+    });
   }).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+function wrkSpec(spec: LoadSpec): string {
+  const paths = spec.paths ?? [new URL(spec.url).pathname];
+  return [
+    `method ${spec.method ?? 'GET'}`,
+    ...Object.entries(spec.headers ?? {}).map(([name, value]) => `header ${name}: ${value}`),
+    ...Object.entries(spec.uniqueHeaders ?? {}).map(
+      ([name, prefix]) => `unique ${name}: ${prefix}-${process.pid}`,
+    ),
+    ...paths.map(p => `path ${p}`),
+  ].join('\n');
+}
+
+/** wrk's JSON line (scripts/bench-wrk.lua) and the children's CPU line of `times` ("0m1.230s 0m0.450s"). */
+function wrkResult(stdout: string): LoadResult {
+  const lines = stdout.trim().split('\n');
+  const json = lines.find(line => line.startsWith('{"total"'));
+  if (!json) throw new Error(`wrk printed no result: ${stdout}`);
+  const r = JSON.parse(json) as {
+    total: number;
+    durationUs: number;
+    p50Us: number;
+    p99Us: number;
+    non2xx: number;
+    errors: number;
+  };
+  const seconds = (lines.at(-1) ?? '').match(/(\d+)m([\d.]+)s/g)?.reduce((sum, t) => {
+    const [, m, s] = t.match(/(\d+)m([\d.]+)s/)!;
+    return sum + Number(m) * 60 + Number(s);
+  }, 0);
+  return {
+    rate: r.total / (r.durationUs / 1e6),
+    total: r.total,
+    p50: r.p50Us / 1000,
+    p99: r.p99Us / 1000,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    ...(seconds === undefined ? {} : { loadCpuUs: Math.round((seconds * 1e6) / Math.max(1, r.total)) }),
+  };
 }
