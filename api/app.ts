@@ -21,6 +21,7 @@ import {
   securityHeaders,
 } from './middleware/security-headers.js';
 import { installQueryOnce } from './middleware/parse-query-once.js';
+import { installJsonResponse } from './presenters/json-response.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import type { RouteDefinition } from './routing/route-definition.js';
@@ -63,6 +64,7 @@ export function createApp(services: Services): BuiltApp {
   installRequestLogger(app, logger);
   installUnitOfWork(app, orm);
   installQueryOnce(app);
+  installJsonResponse(app);
   // Everything a request passes before the routes, run as ONE Express layer (run-chain.ts), then the API
   // routes' radix-tree dispatch; what no API route matches goes on to the layers below (docs, metrics, 404).
   app.use(

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import request from 'supertest';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
@@ -327,6 +328,32 @@ describe('Inventory items (I1-I11)', () => {
         createdBy: `${user.username}@example.test`,
       });
       await api().patch(`${url}?delta=1&reason=SALE`).expect(401);
+    });
+  });
+
+  describe('ETag / If-None-Match', () => {
+    it('When reading one item, then a JSON answer with its length; with its ETag in If-None-Match, 304 without a body; HEAD has no body', async () => {
+      const item = await newItem(api(), admin.auth, supplierId, { name: `Grüße ${Date.now()}` });
+      const one = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+      expect(one.headers['content-type']).to.equal('application/json; charset=utf-8');
+      expect(Number(one.headers['content-length'])).to.equal(Buffer.byteLength(one.text));
+      expect(JSON.parse(one.text).name).to.equal(item.name);
+      // 304 and HEAD are HTTP's own answers, outside the OpenAPI document: straight on the server.
+      const http = () => request(testApp().server.server);
+      const same = await http()
+        .get(`/api/inventory/${item.id}`)
+        .set('If-None-Match', one.headers.etag)
+        .set('Authorization', user.auth)
+        .expect(304);
+      expect(same.text).to.equal('');
+      await api()
+        .get(`/api/inventory/${item.id}`)
+        .set('If-None-Match', '"999"')
+        .set('Authorization', user.auth)
+        .expect(200);
+      const head = await http().head(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+      expect(head.text).to.equal(undefined);
+      expect(head.headers['content-length']).to.equal(one.headers['content-length']);
     });
   });
 
