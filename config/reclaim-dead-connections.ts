@@ -10,17 +10,23 @@ const GRACE_MS = 1000;
  * transactions in flight (3-4 of 10 in the R9 test) until the pool was empty and the app never recovered.
  * This gives such a connection back, marked broken (the pool discards it and opens a new one on demand),
  * once its holder has had a moment to do so itself; a holder that releases in time is left alone.
+ *
+ * Whether the holder did is the pool's own knowledge: each checkout gets its own `release`, which throws when
+ * called a second time. A released dead connection never goes back to the idle list (the pool discards a
+ * connection that is no longer queryable), so that `release` is still the last holder's. Nothing runs per
+ * query: listeners on the pool's acquire and release events cost ~2 µs of every statement under load.
  */
 export function reclaimDeadConnections(pool: Pool, graceMs = GRACE_MS): void {
-  const checkedOut = new Set<PoolClient>();
-  pool.on('acquire', client => checkedOut.add(client));
-  pool.on('release', (_error, client) => checkedOut.delete(client));
-  pool.on('remove', client => checkedOut.delete(client));
-  pool.on('connect', client => {
+  pool.on('connect', (client: PoolClient) => {
     client.on('error', error => {
-      if (!checkedOut.has(client)) return;
       setTimeout(() => {
-        if (checkedOut.has(client)) client.release(error);
+        // Never checked out: no `release` (the pool's idle listener removes it).
+        if (typeof (client as Partial<PoolClient>).release !== 'function') return;
+        try {
+          client.release(error);
+        } catch {
+          // released already, by its holder or by the pool (idle when it died)
+        }
       }, graceMs).unref();
     });
   });
