@@ -29,7 +29,7 @@ import {
  * - the bare baseline (scripts/bench-bare.ts: Express 5 + pg, the same SQL);
  * - the load generator, one child process per run: wrk where installed (scripts/bench-wrk.lua), else autocannon
  *   (scripts/bench-load.ts); BENCH_LOAD chooses.
- * After a warm-up it runs BENCH_ROUNDS (>= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
+ * After a warm-up it runs BENCH_ROUNDS (5; >= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
  * GET /api/inventory/{id}, PATCH /api/inventory/{id}/quantity with the worker draining its events, the PATCH
  * with an Idempotency-Key, the PATCH again with the worker paused (the request path alone), and
  * prints each round, the median ratios, p99 latencies and the RSS of every process tree (idle, end of the read
@@ -39,7 +39,7 @@ import {
 export async function benchInventory(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const seconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10));
-  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const soakMinutes = Number(process.env.BENCH_SOAK_MINUTES ?? 0);
   const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-'));

@@ -246,6 +246,8 @@ export interface LoadSpec {
   rate?: number;
   /** Send at `rate` evenly (scripts/bench-paced-load.ts) instead of autocannon's per-second quota. */
   paced?: boolean;
+  /** This run's generator, whatever `loadGenerator` says. */
+  generator?: 'wrk' | 'autocannon';
   connections: number;
   seconds: number;
 }
@@ -295,7 +297,7 @@ function onPath(command: string): boolean {
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-load-'));
   const file = path.join(dir, 'spec');
-  const wrk = loadGenerator === 'wrk' && !spec.rate && !spec.paced;
+  const wrk = (spec.generator ?? loadGenerator) === 'wrk' && !spec.rate && !spec.paced;
   writeFileSync(file, wrk ? wrkSpec(spec) : JSON.stringify(spec));
   // `times` after wrk prints the CPU time of the shell's children: the generator's own CPU.
   const [command, args] = wrk
