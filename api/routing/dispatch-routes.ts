@@ -24,9 +24,8 @@ export function dispatchRoutes(routes: RouteDefinition[], config: Config): Reque
       const handle = (req: Request, res: Response) => route.handler(req, res, res.locals.input);
       const run = isWrite(route.method)
         ? (req: Request, res: Response) => retryTransactionConflicts(req, res, async () => handle(req, res))
-        : async (req: Request, res: Response) => {
-            await handle(req, res);
-          };
+        : // The handler's own promise: run-chain passes its rejection (or a synchronous throw) on as the error.
+          handle;
       const validate = route.mustExist
         ? [
             validateInput(route, ['params']),

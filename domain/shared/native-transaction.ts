@@ -31,6 +31,9 @@ export const statementName = (text: string): string => names(text, nameOf);
 
 const nameOf = (text: string): string => `sr_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 
+/** The pools of `pools` once they are there, for a caller that can go on without waiting a tick. */
+const readyPools = new WeakMap<object, pg.Pool>();
+
 /** The ORM's own `pg` pool (same connections, same type parsers). */
 export function nativePool(em: EntityManager): Promise<pg.Pool> {
   const connection = em.getConnection();
@@ -38,10 +41,16 @@ export function nativePool(em: EntityManager): Promise<pg.Pool> {
   if (!pool) {
     pool = connection.getNativeClient();
     pools.set(connection, pool);
-    pool.catch(() => pools.delete(connection));
+    pool.then(
+      ready => readyPools.set(connection, ready),
+      () => pools.delete(connection),
+    );
   }
   return pool;
 }
+
+/** The ORM's own `pg` pool if `nativePool` has already opened it (a hot path's statement needs no await for it). */
+export const readyPool = (em: EntityManager): pg.Pool | undefined => readyPools.get(em.getConnection());
 
 /** Statements as named prepared statements on a pool (each its own implicit transaction) or one connection. */
 export const preparedRun =

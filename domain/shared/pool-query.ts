@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { poolRun, type SqlRun } from './native-transaction.js';
+import { poolRun, readyPool, statementName, type SqlRun } from './native-transaction.js';
 
 const numbered = new Map<string, string>();
 
@@ -21,10 +21,15 @@ function withNumberedParams(sql: string): string {
  * EntityManager.
  * Errors are the driver's (translateDbError maps both kinds).
  */
-export async function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+export function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
   // A named statement: each connection parses and plans it once (less PostgreSQL CPU per request).
-  return (await poolRun(em))<T>(withNumberedParams(sql), params);
+  const text = withNumberedParams(sql);
+  const pool = readyPool(em);
+  // Once the pool is open: straight to it, one promise (no async frames and no await of the open pool).
+  if (pool)
+    return pool.query({ name: statementName(text), text, values: params }).then(result => result.rows as T[]);
+  return poolRun(em).then(run => run<T>(text, params));
 }
 
 /**
