@@ -52,11 +52,15 @@ export function nativePool(em: EntityManager): Promise<pg.Pool> {
 /** The ORM's own `pg` pool if `nativePool` has already opened it (a hot path's statement needs no await for it). */
 export const readyPool = (em: EntityManager): pg.Pool | undefined => readyPools.get(em.getConnection());
 
+/** One statement as a named prepared statement on a pool (its own implicit transaction) or one connection. */
+export const preparedQuery = <R>(queryable: pg.Pool | pg.PoolClient, text: string, values: unknown[] = []) =>
+  queryable.query({ name: statementName(text), text, values }).then(result => result.rows as R[]);
+
 /** Statements as named prepared statements on a pool (each its own implicit transaction) or one connection. */
 export const preparedRun =
   (queryable: pg.Pool | pg.PoolClient): SqlRun =>
   async <R>(text: string, values: unknown[] = []) =>
-    (await queryable.query({ name: statementName(text), text, values })).rows as R[];
+    preparedQuery<R>(queryable, text, values);
 
 /** Statements straight on the ORM's pool, each in its own (implicit) transaction. */
 export async function poolRun(em: EntityManager): Promise<SqlRun> {

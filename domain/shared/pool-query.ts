@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { poolRun, readyPool, statementName, type SqlRun } from './native-transaction.js';
+import { poolRun, preparedQuery, readyPool, type SqlRun } from './native-transaction.js';
 
 const numbered = new Map<string, string>();
 
@@ -27,8 +27,7 @@ export function poolQuery<T>(em: EntityManager, sql: string, params: unknown[]):
   const text = withNumberedParams(sql);
   const pool = readyPool(em);
   // Once the pool is open: straight to it, one promise (no async frames and no await of the open pool).
-  if (pool)
-    return pool.query({ name: statementName(text), text, values: params }).then(result => result.rows as T[]);
+  if (pool) return preparedQuery<T>(pool, text, params);
   return poolRun(em).then(run => run<T>(text, params));
 }
 
