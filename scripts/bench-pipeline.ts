@@ -199,20 +199,16 @@ async function benchEventPipeline(): Promise<void> {
     console.log(
       `\nagain at half the API's max write rate with the worker running (${withWorker.toFixed(0)} writes/s):`,
     );
-    await lagRun(
-      pool,
-      write,
-      Math.round(withWorker / 2),
-      env,
-      children,
-      Number(process.env.BENCH_LAG_ROUNDS ?? 3),
-    );
+    await lagRun(pool, write, Math.round(withWorker / 2), env, children, LAG_ROUNDS);
     await web.stop();
   } finally {
     await Promise.all(children.map(child => child.stop(2000)));
     await pool.end();
   }
 }
+
+/** Paced lag windows per lag phase (BENCH_LAG_ROUNDS). */
+const LAG_ROUNDS = Number(process.env.BENCH_LAG_ROUNDS ?? 3);
 
 /** One consumer's commit -> marker lag over a measured window, in ms. */
 interface ConsumerLag {
@@ -245,7 +241,7 @@ async function lagRun(
   // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
   await write(rate, 3, true);
   await waitDrained(pool);
-  const paced = pacedRounds > 0 ? pacedRounds : Number(process.env.BENCH_LAG_ROUNDS ?? 3);
+  const paced = pacedRounds > 0 ? pacedRounds : LAG_ROUNDS;
   const windows = [...Array.from({ length: paced }, () => true), ...(pacedRounds > 0 ? [] : [false])];
   const pacedLags: ConsumerLag[][] = [];
   const from = await lagStart(pool);

@@ -324,7 +324,12 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise<LoadResult>((resolve, reject) => {
     execFile(command, args, { cwd: REPO_ROOT, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
-      resolve(wrk ? wrkResult(stdout) : (JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult));
+      // A result that cannot be read rejects this run (thrown here, in a callback, it would end the bench).
+      try {
+        resolve(wrk ? wrkResult(stdout) : (JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult));
+      } catch (unreadable) {
+        reject(unreadable instanceof Error ? unreadable : new Error(String(unreadable)));
+      }
     });
   }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
@@ -354,10 +359,9 @@ function wrkResult(stdout: string): LoadResult {
     non2xx: number;
     errors: number;
   };
-  const seconds = (lines.at(-1) ?? '').match(/(\d+)m([\d.]+)s/g)?.reduce((sum, t) => {
-    const [, m, s] = t.match(/(\d+)m([\d.]+)s/)!;
-    return sum + Number(m) * 60 + Number(s);
-  }, 0);
+  const times = [...(lines.at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+  const seconds =
+    times.length === 0 ? undefined : times.reduce((sum, [, m, s]) => sum + Number(m) * 60 + Number(s), 0);
   return {
     rate: r.total / (r.durationUs / 1e6),
     total: r.total,
