@@ -97,6 +97,13 @@ export function buildOpenApi(
             content: { [spec.contentType ?? 'application/json']: { schema: toJsonSchema(spec.schema) } },
           }
         : { description: spec.description };
+      if (spec.headers)
+        responses[status].headers = Object.fromEntries(
+          Object.entries(spec.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        );
     }
     responses.default = errorResponse(route);
     const operation: JsonSchema = {

@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
@@ -10,18 +11,32 @@ import {
   searchHistoryQuery,
 } from '../../domain/stock-history/stock-history.schemas.js';
 import {
-  historyByReason,
-  historyOfItem,
   allHistoryQuery,
+  itemHistoryQuery,
   pageHistory,
+  pageItemHistory,
+  pageReasonHistory,
+  reasonHistoryQuery,
   searchHistory,
+  type HistoryPage,
 } from '../../domain/stock-history/stock-history-queries.js';
+import { setNextLink } from '../presenters/next-link.js';
 
 import { sendJsonArray } from '../presenters/stream-response.js';
 import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
 
 const TAG = 'Stock history';
 const list = Joi.array().items(historyViewSchema);
+const pageOrList = Joi.alternatives(list, springPageSchema(historyViewSchema));
+const NEXT_LINK = {
+  Link: 'With a page: `<next-page URL>; rel="next"`, the URL holding the `cursor` of the next page; absent on the last page',
+};
+
+/** A page with its `Link` header. */
+function sendPage<P>(req: Request, res: Response, { page, next }: HistoryPage<P>) {
+  setNextLink(req, res, next);
+  res.json(page);
+}
 
 /** H1-H4 (authenticated; not part of the demo reads). */
 export const stockHistoryRoutes = (services: Services) =>
@@ -33,11 +48,9 @@ export const stockHistoryRoutes = (services: Services) =>
       tag: TAG,
       access: 'auth',
       request: { query: listHistoryQuery },
-      responses: {
-        200: { description: 'Entries', schema: Joi.alternatives(list, springPageSchema(historyViewSchema)) },
-      },
+      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
       handler: async (req, res, { query }) => {
-        if (query.size !== undefined) res.json(await pageHistory(req.em, query));
+        if (query.size !== undefined) sendPage(req, res, await pageHistory(req.em, query));
         else await sendJsonArray(req, res, await services.rows.open(allHistoryQuery(), toHistoryView));
       },
     },
@@ -48,27 +61,46 @@ export const stockHistoryRoutes = (services: Services) =>
       tag: TAG,
       access: 'auth',
       request: { query: searchHistoryQuery },
-      responses: { 200: { description: 'Search page', schema: searchPageSchema(historyViewSchema) } },
-      handler: async (req, res, { query }) => res.json(await searchHistory(req.em, query)),
+      responses: {
+        200: { description: 'Search page', schema: searchPageSchema(historyViewSchema), headers: NEXT_LINK },
+      },
+      handler: async (req, res, { query }) => sendPage(req, res, await searchHistory(req.em, query)),
     },
     {
       method: 'get',
       path: '/api/stock-history/item/:itemId',
-      summary: 'H2: entries of one item, newest first',
+      summary: 'H2: entries of one item, newest first (streamed; Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
-      request: { params: historyItemParams },
-      responses: { 200: { description: 'Entries', schema: list } },
-      handler: async (req, res, { params }) => res.json(await historyOfItem(req.em, params.itemId)),
+      request: { params: historyItemParams, query: listHistoryQuery },
+      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
+      handler: async (req, res, { params, query }) => {
+        if (query.size !== undefined) sendPage(req, res, await pageItemHistory(req.em, params.itemId, query));
+        else
+          await sendJsonArray(
+            req,
+            res,
+            await services.rows.open(itemHistoryQuery(params.itemId), toHistoryView),
+          );
+      },
     },
     {
       method: 'get',
       path: '/api/stock-history/reason/:reason',
-      summary: 'H3: entries with one reason, newest first',
+      summary: 'H3: entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
-      request: { params: historyReasonParams },
-      responses: { 200: { description: 'Entries', schema: list } },
-      handler: async (req, res, { params }) => res.json(await historyByReason(req.em, params.reason)),
+      request: { params: historyReasonParams, query: listHistoryQuery },
+      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
+      handler: async (req, res, { params, query }) => {
+        if (query.size !== undefined)
+          sendPage(req, res, await pageReasonHistory(req.em, params.reason, query));
+        else
+          await sendJsonArray(
+            req,
+            res,
+            await services.rows.open(reasonHistoryQuery(params.reason), toHistoryView),
+          );
+      },
     },
   ]);

@@ -15,6 +15,8 @@ export interface ResponseSpec {
   /** JSON body schema; omit for an empty body (204) or a non-JSON body. */
   schema?: Joi.Schema;
   contentType?: string;
+  /** Response headers: name -> description (documented as strings). */
+  headers?: Record<string, string>;
 }
 
 export interface RouteDefinition {

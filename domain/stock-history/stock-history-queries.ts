@@ -1,16 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError } from '../shared/errors.js';
+import { IsolationLevel } from '@mikro-orm/core';
+import { PagingError, ValidationError } from '../shared/errors.js';
 import {
   orderByClause,
   parsePageRequest,
   searchPage,
   springPage,
+  type PageRequest,
   type PageRules,
   type SearchPage,
   type SpringPage,
 } from '../shared/paging.js';
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { normaliseReason } from './reasons.js';
+import { countHistory, type CountFilters } from './history-totals.js';
+import { afterCursorSql, decodeCursor, encodeCursor, readDigest, VISIBILITY_SQL } from './history-cursor.js';
 import { HISTORY_COLUMNS, toHistoryView, type StockHistoryView } from './stock-history.view.js';
 
 const NEWEST_FIRST = 'h."timestamp" desc, h.id desc';
@@ -22,61 +26,25 @@ const LIST_RULES: PageRules = {
   defaultSort: [{ property: 'timestamp', direction: 'DESC' }],
 };
 
-async function rows(
-  em: EntityManager,
-  where: string,
-  params: unknown[],
-  tail = '',
-): Promise<StockHistoryView[]> {
-  const result = await em.execute<StockHistoryView[]>(
-    `select ${HISTORY_COLUMNS} from stock_history h ${where} ${tail}`,
-    params,
-  );
-  return result.map(toHistoryView);
-}
-
-async function count(em: EntityManager, where: string, params: unknown[]): Promise<number> {
-  const result = await em.execute<{ n: string }[]>(
-    `select count(*) as n from stock_history h ${where}`,
-    params,
-  );
-  return Number(result[0].n);
-}
-
 /** H1 without `size`: every entry newest first (the route streams it; rows map with toHistoryView). */
 export const allHistoryQuery = (): SqlPart => ({
   sql: `select ${HISTORY_COLUMNS} from stock_history h order by ${NEWEST_FIRST}`,
   params: [],
 });
 
-/** H1 with `size`: a Spring-style page. */
-export async function pageHistory(
-  em: EntityManager,
-  query: { page?: number; size?: number; sort?: string | string[] },
-): Promise<SpringPage<StockHistoryView>> {
-  const request = parsePageRequest(query, LIST_RULES);
-  const [content, total] = await Promise.all([
-    rows(
-      em,
-      '',
-      [request.size, request.page * request.size],
-      `order by ${orderByClause(request.sort, LIST_RULES, 'h.id')} limit ? offset ?`,
-    ),
-    count(em, '', []),
-  ]);
-  return springPage(content, request, total);
-}
+/** H2 without `size`: entries of one item, newest first (they survive the item's deletion); streamed. */
+export const itemHistoryQuery = (itemId: string): SqlPart => ({
+  sql: isUuid(itemId)
+    ? `select ${HISTORY_COLUMNS} from stock_history h where h.item_id = ? order by ${NEWEST_FIRST}`
+    : `select ${HISTORY_COLUMNS} from stock_history h where false`,
+  params: isUuid(itemId) ? [itemId] : [],
+});
 
-/** H2: entries of one item, newest first (they survive the item's deletion). */
-export async function historyOfItem(em: EntityManager, itemId: string): Promise<StockHistoryView[]> {
-  if (!isUuid(itemId)) return [];
-  return rows(em, 'where h.item_id = ?', [itemId], `order by ${NEWEST_FIRST}`);
-}
-
-/** H3: entries with one reason, newest first. */
-export async function historyByReason(em: EntityManager, reason: string): Promise<StockHistoryView[]> {
-  return rows(em, 'where h.reason = ?', [normaliseReason(reason)], `order by ${NEWEST_FIRST}`);
-}
+/** H3 without `size`: entries with one reason, newest first; streamed. */
+export const reasonHistoryQuery = (reason: string): SqlPart => ({
+  sql: `select ${HISTORY_COLUMNS} from stock_history h where h.reason = ? order by ${NEWEST_FIRST}`,
+  params: [normaliseReason(reason)],
+});
 
 const SEARCH_RULES: PageRules = {
   maxSize: 200,
@@ -137,23 +105,122 @@ export function historyExportQuery(filters: HistoryFilters): SqlPart {
   };
 }
 
+/** A page of a history read and the cursor of the page after it (undefined when no entry follows). */
+export interface HistoryPage<P> {
+  page: P;
+  next?: string;
+}
+
+export interface PagedHistoryQuery extends SearchHistoryQuery {
+  cursor?: string;
+}
+
+/**
+ * One page of the entries matching `filters`, by `page` (offset) or by `cursor` (keyset, see history-cursor).
+ * A first page reads its entries, its exact total (countHistory) and its visibility in one snapshot; the pages
+ * a cursor walk opens reuse that total and see only what the first page saw.
+ */
+async function readHistoryPage(
+  em: EntityManager,
+  read: string,
+  rules: PageRules,
+  filters: HistoryFilters,
+  query: PagedHistoryQuery,
+): Promise<{ content: StockHistoryView[]; request: PageRequest; total: number; next?: string }> {
+  if (query.cursor !== undefined && query.page !== undefined)
+    throw new PagingError('error.paging.cursor.page', {});
+  const where = historyWhere(filters);
+  const request = parsePageRequest(query, rules);
+  const digest = readDigest([read, filters, request.sort, request.size]);
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, digest);
+  if (!where) return { content: [], request, total: 0 };
+  const order = `order by ${orderByClause(request.sort, rules, 'h.id')} limit ?`;
+  let rows: StockHistoryView[];
+  let total: number;
+  let visibility: { maxId: string; inProgress: string[] };
+  if (cursor) {
+    const after = afterCursorSql(cursor, request.sort, rules.sortable);
+    const sql = `${where.sql ? `${where.sql} and` : 'where'} ${after.sql}`;
+    rows = await em.execute<StockHistoryView[]>(
+      `select ${HISTORY_COLUMNS} from stock_history h ${sql} ${order}`,
+      [...where.params, ...after.params, request.size + 1],
+    );
+    request.page = cursor.number;
+    total = cursor.total;
+    visibility = cursor;
+  } else {
+    [rows, total, visibility] = await em.transactional(
+      async tx => {
+        const [vis] = await tx.execute<{ maxId: string; inProgress: string[] }[]>(VISIBILITY_SQL);
+        const found = await tx.execute<StockHistoryView[]>(
+          `select ${HISTORY_COLUMNS} from stock_history h ${where.sql} ${order} offset ?`,
+          [...where.params, request.size + 1, request.page * request.size],
+        );
+        return [found, await countHistory(tx, countFilters(filters)), vis] as const;
+      },
+      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+    );
+  }
+  const content = rows.slice(0, request.size).map(toHistoryView);
+  const next =
+    rows.length > request.size
+      ? encodeCursor({
+          read: digest,
+          number: request.page + 1,
+          total,
+          after: content[content.length - 1].id,
+          ...visibility,
+        })
+      : undefined;
+  return { content, request, total, next };
+}
+
+/** The filters of a total: the count tables know supplier, reason, item and item name. */
+const countFilters = (f: HistoryFilters): CountFilters => ({
+  startDate: f.startDate,
+  endDate: f.endDate,
+  itemName: f.itemName,
+  supplierId: f.supplierId,
+  itemId: f.itemId,
+  reason: f.reason === undefined ? undefined : normaliseReason(f.reason),
+});
+
+/** A Spring-style page whose `last` says whether an entry follows (frozen totals can no longer say it). */
+async function springHistoryPage(
+  em: EntityManager,
+  read: string,
+  rules: PageRules,
+  filters: HistoryFilters,
+  query: PagedHistoryQuery,
+): Promise<HistoryPage<SpringPage<StockHistoryView>>> {
+  const { content, request, total, next } = await readHistoryPage(em, read, rules, filters, query);
+  return { page: { ...springPage(content, request, total), last: next === undefined }, next };
+}
+
+/** H1 with `size`: a Spring-style page. */
+export const pageHistory = (em: EntityManager, query: PagedHistoryQuery) =>
+  springHistoryPage(em, 'H1', LIST_RULES, {}, query);
+
+/** H2 with `size`: a Spring-style page of one item's entries (none for an id that is not a UUID). */
+export const pageItemHistory = (em: EntityManager, itemId: string, query: PagedHistoryQuery) =>
+  springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query);
+
+/** H3 with `size`: a Spring-style page of one reason's entries. */
+export const pageReasonHistory = (em: EntityManager, reason: string, query: PagedHistoryQuery) =>
+  springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query);
+
 /** H4: inclusive date range, item-name substring, supplier; search page. */
 export async function searchHistory(
   em: EntityManager,
-  query: SearchHistoryQuery,
-): Promise<SearchPage<StockHistoryView>> {
-  const where = historyWhere(query);
-  const request = parsePageRequest(query, SEARCH_RULES);
-  if (!where) return searchPage([], request, 0);
-  const { sql: whereSql, params } = where;
-  const [content, total] = await Promise.all([
-    rows(
-      em,
-      whereSql,
-      [...params, request.size, request.page * request.size],
-      `order by ${orderByClause(request.sort, SEARCH_RULES, 'h.id')} limit ? offset ?`,
-    ),
-    count(em, whereSql, params),
-  ]);
-  return searchPage(content, request, total);
+  query: PagedHistoryQuery,
+): Promise<HistoryPage<SearchPage<StockHistoryView>>> {
+  const filters: HistoryFilters = {
+    startDate: query.startDate,
+    endDate: query.endDate,
+    itemName: query.itemName || undefined,
+    supplierId: query.supplierId || undefined,
+  };
+  const { content, request, total, next } = await readHistoryPage(em, 'H4', SEARCH_RULES, filters, query);
+  const page = searchPage(content, request, total);
+  return { page: { ...page, last: next === undefined }, next };
 }

@@ -3,8 +3,18 @@ import { pagingQuery } from '../shared/joi-extras.js';
 import { isSupportedInstant, SUPPORTED_DATES } from '../analytics/date-params.js';
 import { ALL_REASONS, REASON_ALIASES } from './reasons.js';
 
-/** H1: a plain array unless `size` is present. */
-export const listHistoryQuery = Joi.object({ ...pagingQuery });
+/** `cursor`: the opaque position a page's `Link: <...>; rel="next"` header hands to the next request. */
+const pagedHistoryQuery = {
+  ...pagingQuery,
+  cursor: Joi.string()
+    .max(16384)
+    .description(
+      'Opaque cursor from the previous page\'s `Link: <...>; rel="next"` header (not with `page`; the same filters, sort and size): the walk sees the entries visible at its first page, none skipped or repeated, totals frozen.',
+    ),
+};
+
+/** H1-H3: a plain array (streamed) unless `size` is present. */
+export const listHistoryQuery = Joi.object(pagedHistoryQuery);
 
 export const historyItemParams = Joi.object({ itemId: Joi.string().max(64).required() });
 
@@ -29,7 +39,7 @@ export const searchHistoryQuery = Joi.object({
   endDate: historyDate,
   itemName: Joi.string().allow('').max(255),
   supplierId: Joi.string().allow('').max(64),
-  ...pagingQuery,
+  ...pagedHistoryQuery,
 });
 
 export const historyViewSchema = Joi.object({

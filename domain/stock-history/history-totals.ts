@@ -1,0 +1,137 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { containsPattern } from '../shared/sql.js';
+
+/** The filters a history total can have (H1-H4); ids already checked to be UUIDs. */
+export interface CountFilters {
+  startDate?: Date;
+  endDate?: Date;
+  itemName?: string;
+  supplierId?: string;
+  itemId?: string;
+  reason?: string;
+}
+
+const DAY_MS = 86_400_000;
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
+const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
+const floorMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+const ceilMonth = (d: Date) => {
+  const m = floorMonth(d);
+  return m.getTime() === d.getTime() ? m : new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+};
+
+interface Piece {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The exact number of history entries matching `f`, in the caller's snapshot, without counting the history:
+ * whole months (and, without an item filter, whole UTC days) come from the count tables the history's insert
+ * trigger keeps, and only the ragged ends of a date range (at most a day without an item filter, a month of
+ * the filtered items with one) are counted from the history's indexes.
+ */
+export async function countHistory(em: EntityManager, f: CountFilters): Promise<number> {
+  const pieces = f.itemId !== undefined || f.itemName ? itemPieces(f) : globalPieces(f);
+  const sql = `select (${pieces.map(p => `(${p.sql})`).join(' + ')})::bigint as n`;
+  const [row] = await em.execute<{ n: string }[]>(
+    sql,
+    pieces.flatMap(p => p.params),
+  );
+  return Number(row.n);
+}
+
+/** A list of SQL conditions and their parameters, in order. */
+function conditions() {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  return { where, params, add };
+}
+
+/** Conditions on the history itself for the non-date filters. */
+function rawConditions(f: CountFilters): Piece {
+  const { where, params, add } = conditions();
+  if (f.supplierId) add('h.supplier_id = ?', f.supplierId);
+  if (f.reason) add('h.reason = ?', f.reason);
+  if (f.itemId !== undefined) add('h.item_id = ?', f.itemId);
+  if (f.itemName) {
+    const pattern = containsPattern(f.itemName);
+    add(
+      'h.item_id in (select n.item_id from history_item_name n where n.item_name ilike ?) and h.item_name ilike ?',
+      pattern,
+      pattern,
+    );
+  }
+  return { sql: where.join(' and '), params };
+}
+
+/** Entries of the history in [from, to) (or [from, to] when `toInclusive`), counted from its indexes. */
+function raw(f: CountFilters, from: Date | undefined, to: Date | undefined, toInclusive: boolean): Piece {
+  const base = rawConditions(f);
+  const { where, params, add } = conditions();
+  if (base.sql) add(base.sql, ...base.params);
+  if (from) add('h."timestamp" >= ?', from.toISOString());
+  if (to) add(`h."timestamp" ${toInclusive ? '<=' : '<'} ?`, to.toISOString());
+  return {
+    sql: `select count(*) from stock_history h${where.length ? ` where ${where.join(' and ')}` : ''}`,
+    params,
+  };
+}
+
+/** Sum of a count table's rows whose `column` lies in [from, to) (either end open when undefined). */
+function rolled(table: string, column: string, f: CountFilters, from?: Date, to?: Date): Piece {
+  const { where, params, add } = conditions();
+  if (f.supplierId) add('c.supplier_key = ?', f.supplierId);
+  if (f.reason) add('c.reason = ?', f.reason);
+  if (f.itemId !== undefined) add('c.item_id = ?', f.itemId);
+  if (f.itemName) {
+    add(
+      '(c.item_id, c.item_name) in (select n.item_id, n.item_name from history_item_name n where n.item_name ilike ?)',
+      containsPattern(f.itemName),
+    );
+  }
+  if (from) add(`c.${column} >= ?::date`, isoDay(from));
+  if (to) add(`c.${column} < ?::date`, isoDay(to));
+  return {
+    sql: `select coalesce(sum(c.entries), 0) from ${table} c${where.length ? ` where ${where.join(' and ')}` : ''}`,
+    params,
+  };
+}
+
+/** With an item filter: whole months from history_count_item, the months' ragged ends from the history. */
+function itemPieces(f: CountFilters): Piece[] {
+  const { startDate: s, endDate: e } = f;
+  const lo = s && ceilMonth(s);
+  const hi = e && floorMonth(e);
+  if (lo && hi && lo >= hi) return [raw(f, s, e, true)];
+  const pieces = [rolled('history_count_item', 'month', f, lo, hi)];
+  if (s && lo && s < lo) pieces.push(raw(f, s, lo, false));
+  if (e && hi) pieces.push(raw(f, hi, e, true));
+  return pieces;
+}
+
+/** Without one: whole months, then whole days, from the global tables; the range's ragged days from the history. */
+function globalPieces(f: CountFilters): Piece[] {
+  const { startDate: s, endDate: e } = f;
+  const dLo = s && ceilDay(s);
+  const dHi = e && floorDay(e);
+  if (dLo && dHi && dLo >= dHi) return [raw(f, s, e, true)];
+  const pieces: Piece[] = [];
+  if (s && dLo && s < dLo) pieces.push(raw(f, s, dLo, false));
+  if (e && dHi) pieces.push(raw(f, dHi, e, true));
+  const mLo = dLo && ceilMonth(dLo);
+  const mHi = dHi && floorMonth(dHi);
+  if (mLo && mHi && mLo >= mHi) {
+    pieces.push(rolled('history_count_day', 'day', f, dLo, dHi));
+    return pieces;
+  }
+  pieces.push(rolled('history_count_month', 'month', f, mLo, mHi));
+  if (dLo && mLo && dLo < mLo) pieces.push(rolled('history_count_day', 'day', f, dLo, mLo));
+  if (dHi && mHi && mHi < dHi) pieces.push(rolled('history_count_day', 'day', f, mHi, dHi));
+  return pieces;
+}
