@@ -147,7 +147,7 @@ async function readHistoryPage(
     );
     request.page = cursor.number;
     total = cursor.total;
-    visibility = cursor;
+    visibility = { maxId: cursor.maxId, inProgress: cursor.inProgress };
   } else {
     [rows, total, visibility] = await em.transactional(
       async tx => {
