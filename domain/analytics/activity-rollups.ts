@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRun } from '../shared/native-transaction.js';
 import { byKey } from '../shared/sql.js';
 
 /**
@@ -94,12 +94,10 @@ export const supplierBucketUpserts = (source: string): string[] =>
   );
 
 /** The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows. */
-export async function deriveActivityRollups(em: EntityManager): Promise<void> {
-  await em.execute(
-    `insert into analytics_item_supplier (${PAIR_COLUMNS}) ${pairTotals('analytics_item_day')}`,
-  );
+export async function deriveActivityRollups(sql: SqlRun): Promise<void> {
+  await sql(`insert into analytics_item_supplier (${PAIR_COLUMNS}) ${pairTotals('analytics_item_day')}`);
   for (const target of SUPPLIER_TABLES)
-    await em.execute(
+    await sql(
       `insert into ${target.table} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
        ${bucketSums(target, 'analytics_item_day')}`,
     );

@@ -1,5 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-
 /** Advisory-lock namespaces (first key of the two-key form). */
 const REBUILD_NS = 740001;
 
@@ -12,6 +10,5 @@ export const REBUILD_LOCK_SHARED = `pg_advisory_xact_lock_shared(${REBUILD_NS}, 
 /** The same held by a session until it releases it (a HeldBatch holds it across its two statements). */
 export const REBUILD_LOCK_SHARED_SESSION = `pg_advisory_lock_shared(${REBUILD_NS}, 0)`;
 
-export async function lockRebuildExclusive(em: EntityManager): Promise<void> {
-  await em.execute('select pg_advisory_xact_lock(?, 0)', [REBUILD_NS]);
-}
+/** The rebuild's exclusive hold: a session lock, taken before its transaction starts. */
+export const REBUILD_LOCK_EXCLUSIVE_SESSION = `pg_advisory_lock(${REBUILD_NS}, 0)`;

@@ -74,29 +74,16 @@ export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0
 const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DAY_COLUMNS})`;
 
 /**
- * The rebuild's bulk write of fold results: day rows into the unindexed staging table `dayTable` (the rest is
- * derived at its end) and the items' running state, in chunks of at most ~5000 day rows per statement (small
- * JSON parameters).
+ * The rebuild's bulk write of day rows into the unindexed staging table `dayTable` (the rest is derived at its
+ * end), in chunks of at most 5000 rows per statement (small JSON parameters).
  */
-export async function writeRollups(
-  sql: SqlRun,
-  folds: FoldResult[],
-  options: { dayTable: string },
-): Promise<void> {
-  for (let i = 0; i < folds.length;) {
-    let rows = 0;
-    let j = i;
-    while (j < folds.length && (j === i || rows + folds[j].days.length <= 5000))
-      rows += folds[j++].days.length;
-    const chunk = folds.slice(i, j);
+export async function stageDayRows(sql: SqlRun, days: DayRow[], dayTable: string): Promise<void> {
+  for (let i = 0; i < days.length; i += 5000)
     await sql(
-      `insert into ${options.dayTable} (${DAY_NAMES.join(', ')})
+      `insert into ${dayTable} (${DAY_NAMES.join(', ')})
        select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
-      [JSON.stringify(chunk.flatMap(f => f.days.map(dayJson)))],
+      [JSON.stringify(days.slice(i, i + 5000).map(dayJson))],
     );
-    await sql(ITEM_STATE_UPSERT('$1'), [JSON.stringify(itemStates(chunk))]);
-    i = j;
-  }
 }
 
 /** The items' running state after their folds. */
@@ -109,6 +96,24 @@ const itemStates = (folds: FoldResult[]) =>
       wac_c: formatUnits(f.state.c),
       last_event_id: f.state.lastEventId,
     }));
+
+/** The rebuild's write of the items' running state after their folds. */
+export async function writeItemStates(
+  sql: SqlRun,
+  states: { itemId: string; q: number; c: bigint; lastEventId: string }[],
+): Promise<void> {
+  for (let i = 0; i < states.length; i += 5000)
+    await sql(ITEM_STATE_UPSERT('$1'), [
+      JSON.stringify(
+        states.slice(i, i + 5000).map(s => ({
+          item_id: s.itemId,
+          wac_q: s.q,
+          wac_c: formatUnits(s.c),
+          last_event_id: s.lastEventId,
+        })),
+      ),
+    ]);
+}
 
 /**
  * The consumer's whole write of a batch as ONE statement (one round trip, and its own transaction when it runs

@@ -1,0 +1,80 @@
+import type pg from 'pg';
+
+export const FILL_ITEMS = 2000;
+export const FILL_SUPPLIERS = 20;
+/** The history spans three years up to the start of the fill (so the newest entries are the front page). */
+const SPAN = "interval '3 years'";
+/** Reasons in turn, with the change each books (so DAMAGED is an eighth of the history). */
+const REASONS = [
+  ['SALE', -2],
+  ['RESTOCK', 5],
+  ['DAMAGED', -1],
+  ['RETURN', 1],
+  ['MANUAL_ADJUSTMENT', 2],
+  ['INVENTORY_COUNT', -1],
+  ['PRICE_CHANGE', 0],
+  ['EXPIRED', -1],
+] as const;
+
+/**
+ * Suppliers `Fill supplier 0..19` and items `item 0..1999` (item n with supplier n % 20), once per database.
+ * Returns the supplier ids in order.
+ */
+export async function fillCatalog(db: pg.Pool): Promise<string[]> {
+  await db.query(
+    `insert into supplier (name, created_by)
+     select 'Fill supplier ' || s, 'bench' from generate_series(0, ${FILL_SUPPLIERS - 1}) s
+     on conflict do nothing`,
+  );
+  const { rows } = await db.query<{ id: string }>(
+    `select id from supplier where name like 'Fill supplier %' order by substring(name from 15)::int`,
+  );
+  await db.query(
+    `insert into inventory_item (name, quantity, price, supplier_id, created_by)
+     select 'item ' || n, 1000, 9.99, s.ids[1 + n % ${FILL_SUPPLIERS}], 'bench'
+     from generate_series(0, ${FILL_ITEMS - 1}) n,
+          (select array_agg(id order by substring(name from 15)::int) as ids from supplier
+           where name like 'Fill supplier %') s
+     on conflict do nothing`,
+  );
+  return rows.map(r => r.id);
+}
+
+/**
+ * Appends history entries in SQL until the history holds `target` entries: spread evenly over the three years
+ * before now in timestamp order (as the consumer appends them), over the 2,000 items in a scattered order, in
+ * statements of at most a million entries (event ids below every real one, in the same order). The count
+ * trigger keeps its tables as for any writer.
+ */
+export async function fillHistory(
+  db: pg.Pool,
+  target: number,
+  onProgress: (done: number) => void = () => undefined,
+): Promise<void> {
+  const {
+    rows: [{ n }],
+  } = await db.query<{ n: string }>('select count(*) as n from stock_history');
+  const chunk = 1_000_000;
+  for (let from = Number(n); from < target; from += chunk) {
+    const to = Math.min(target, from + chunk);
+    await db.query(
+      `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+         quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+       select g - 1000000000000, i.id, i.name, i.supplier_id, s.name, r.change, 100, 100 + r.change, r.reason, 9.99,
+              'user' || (g % 7) || '@bench.test', t0 - ${SPAN} + ${SPAN} * (g::float8 / $1)
+       from generate_series($2::bigint + 1, $3::bigint) g
+       cross join (select now() as t0) t
+       join items i on i.n = (g * 7919) % ${FILL_ITEMS}
+       join supplier s on s.id = i.supplier_id
+       join (select * from unnest($4::text[], $5::int[]) with ordinality as r(reason, change, k)) r
+         on r.k = 1 + (g / 7) % ${REASONS.length}
+       order by g`.replace(
+        'join items i',
+        `join (select id, name, supplier_id, substring(name from 6)::int as n from inventory_item
+               where name like 'item %') i`,
+      ),
+      [target, from, to, REASONS.map(r => r[0]), REASONS.map(r => r[1])],
+    );
+    onProgress(to);
+  }
+}
