@@ -1,0 +1,294 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createDatabases } from './create-databases.js';
+import { issueToken } from '../domain/users/tokens.js';
+import { runScript } from './run-script.js';
+import { historyExportQuery } from '../domain/stock-history/stock-history-queries.js';
+import { fillCatalog, fillHistory } from './bench-history-fill.js';
+import {
+  mb,
+  runRelease,
+  startProcfileProcess,
+  waitForLogLine,
+  waitUntilServing,
+  type BenchProcess,
+} from './bench-processes.js';
+
+/**
+ * History benchmark (figures, never assertions), on BENCH_DATABASE_URL (default stockroom_bench_history;
+ * BENCH_HISTORY_FRESH=1 drops and recreates it first, so the first size can be filled). Stockroom's web and
+ * worker processes run exactly as the Procfile's `web` and `worker` lines (compiled output, after its `release`
+ * line). For each size of BENCH_HISTORY_SIZES (default 100000,10000000; a size the history already exceeds is
+ * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
+ * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
+ * the unpaged whole-reason read), a cursor walk, the CSV export against `COPY ... TO STDOUT` of the same rows,
+ * the whole-history export with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * whether its progress only rose) and three analytics reads.
+ */
+export async function benchHistory(): Promise<void> {
+  const databaseUrl =
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench_history';
+  const sizes = (process.env.BENCH_HISTORY_SIZES ?? '100000,10000000').split(',').map(Number);
+  const requests = Math.max(3, Number(process.env.BENCH_HISTORY_REQUESTS ?? 20));
+  const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-history-'));
+  const log = (name: string) => path.join(logDir, `${name}.log`);
+
+  if (process.env.BENCH_HISTORY_FRESH === '1') await recreateDatabase(databaseUrl);
+  await createDatabases(databaseUrl);
+  const port = await freePort();
+  const jwtSecret = randomBytes(32).toString('hex');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
+    SESSION_SECRET: randomBytes(24).toString('hex'),
+    JWT_SECRET: jwtSecret,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  };
+  await runRelease(env, log('release'));
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const processes: BenchProcess[] = [];
+  try {
+    const supplierIds = await fillCatalog(db);
+    const admin = `bench-admin-${randomUUID().slice(0, 8)}`;
+    await db.query(
+      `insert into app_user (username, email, full_name, role) values ($1, $2, $3, 'ROLE_ADMIN')`,
+      [admin, `${admin}@bench.test`, 'Bench admin'],
+    );
+    const auth = `Bearer ${await issueToken({ sub: admin, role: 'ROLE_ADMIN' }, jwtSecret, 3600 * 6)}`;
+    const web = startProcfileProcess('web', env, log('web'));
+    const worker = startProcfileProcess('worker', env, log('worker'));
+    processes.push(web, worker);
+    const base = `http://127.0.0.1:${port}`;
+    await waitUntilServing(web, `${base}/api/health`);
+    await waitForLogLine(worker, log('worker'), 'workers started');
+    console.log(`history bench: logs in ${logDir}; machine shared, figures noisy`);
+
+    for (const size of sizes) {
+      const {
+        rows: [{ n }],
+      } = await db.query<{ n: string }>('select count(*) as n from stock_history');
+      if (Number(n) > size) {
+        console.log(`\n${size} entries: skipped, the history already holds ${n} (BENCH_HISTORY_FRESH=1)`);
+        continue;
+      }
+      const fillStart = Date.now();
+      await fillHistory(db, size);
+      await db.query(
+        'vacuum analyze stock_history, history_count_day, history_count_month, history_count_item',
+      );
+      await db.query('vacuum analyze history_item_name, inventory_item, supplier');
+      console.log(
+        `\n## ${size.toLocaleString('en')} entries (filled and vacuumed in ${secs(Date.now() - fillStart)})`,
+      );
+      const get = (url: string) => timed(`${base}${url}`, auth);
+      const item = await itemIdOf(db, 'item 42');
+      const supplier = supplierIds[3];
+      const today = new Date();
+      const monthAgo = new Date(today.getTime() - 30 * 86_400_000);
+      const table: [string, Timing][] = [];
+      const row = async (name: string, url: string, count = requests) =>
+        table.push([name, await repeat(count, () => get(url))]);
+      await row('H1 page=0&size=20', '/api/stock-history?page=0&size=20');
+      await row('H1 page=2000&size=50', '/api/stock-history?page=2000&size=50');
+      await row('H1 page=200&size=50 (10,000 deep)', '/api/stock-history?page=200&size=50');
+      await row('H4 itemName=item 7&size=50', '/api/stock-history/search?itemName=item%207&size=50');
+      await row('H4 page=1000&size=50', '/api/stock-history/search?page=1000&size=50');
+      await row(
+        'H4 supplier, last 30 days',
+        `/api/stock-history/search?supplierId=${supplier}&startDate=${monthAgo.toISOString()}&endDate=${today.toISOString()}`,
+      );
+      await row('H2 item (unpaged, streamed)', `/api/stock-history/item/${item}`);
+      await row('H2 item size=50', `/api/stock-history/item/${item}?size=50`);
+      await row('H3 DAMAGED size=50', '/api/stock-history/reason/DAMAGED?size=50');
+      table.push(['H1 cursor walk, 20 pages of 50 from the front', await cursorWalk(base, auth, 20)]);
+      await row(
+        'H3 DAMAGED (unpaged, streamed)',
+        '/api/stock-history/reason/DAMAGED',
+        size > 1e6 ? 3 : requests,
+      );
+      await row('N9 summary (30 days)', '/api/analytics/summary');
+      await row(
+        'N11 financial summary (a year)',
+        `/api/analytics/financial/summary?from=${isoDay(new Date(today.getTime() - 365 * 86_400_000))}&to=${isoDay(today)}`,
+      );
+      await row('X1 reason breakdown (30 days)', '/api/analytics/reason-breakdown');
+      printTable(table);
+
+      const exportUrl = `${base}/api/stock-history/export.csv?supplierId=${supplier}`;
+      const copySql = copyOf(historyExportQuery({ supplierId: supplier }));
+      const exportRuns: number[] = [];
+      const copyRuns: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        exportRuns.push((await get(exportUrl.slice(base.length))).ms);
+        copyRuns.push(await timeCopy(databaseUrl, copySql));
+      }
+      const [bestExport, bestCopy] = [Math.min(...exportRuns), Math.min(...copyRuns)];
+      console.log(
+        `export.csv?supplierId (${(size / 20).toLocaleString('en')} rows): best ${secs(bestExport)} vs COPY TO STDOUT ${secs(bestCopy)}: ${(bestCopy / bestExport).toFixed(2)} of COPY`,
+      );
+      const rssBefore = web.rss();
+      let rssMax = rssBefore;
+      const sampler = setInterval(() => (rssMax = Math.max(rssMax, web.rss())), 250);
+      const whole = await get('/api/stock-history/export.csv');
+      clearInterval(sampler);
+      const wholeCopy = await timeCopy(databaseUrl, copyOf(historyExportQuery({})));
+      console.log(
+        `export.csv of the whole history: ${secs(whole.ms)} (${mb(whole.bytes)}) vs COPY ${secs(wholeCopy)}: ${(wholeCopy / whole.ms).toFixed(2)} of COPY; web RSS ${mb(rssBefore)} -> max ${mb(rssMax)} (+${mb(rssMax - rssBefore)})`,
+      );
+      await rebuild(base, auth, worker, size);
+    }
+  } finally {
+    for (const proc of processes) await proc.stop();
+    await db.end();
+  }
+}
+
+interface Timing {
+  ms: number;
+  bytes: number;
+  status: number;
+  link?: string | null;
+}
+
+async function timed(url: string, auth: string): Promise<Timing> {
+  const start = performance.now();
+  const res = await fetch(url, { headers: { Authorization: auth } });
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  const ms = performance.now() - start;
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return { ms, bytes, status: res.status, link: res.headers.get('link') };
+}
+
+async function repeat(count: number, once: () => Promise<Timing>): Promise<Timing & { all: number[] }> {
+  const all: number[] = [];
+  let last: Timing | undefined;
+  for (let i = 0; i < count; i++) {
+    last = await once();
+    all.push(last.ms);
+  }
+  return { ...last!, all };
+}
+
+/** Follows the `Link: <...>; rel="next"` of H1 for `pages` pages; each page is one timing. */
+async function cursorWalk(base: string, auth: string, pages: number): Promise<Timing & { all: number[] }> {
+  const all: number[] = [];
+  let url: string | undefined = '/api/stock-history?size=50';
+  let last: Timing | undefined;
+  for (let i = 0; i < pages && url; i++) {
+    last = await timed(`${base}${url}`, auth);
+    all.push(last.ms);
+    url = last.link ? /^<([^>]+)>/.exec(last.link)?.[1] : undefined;
+  }
+  return { ...last!, all };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+function printTable(rows: [string, Timing & { all?: number[] }][]): void {
+  console.log('| request | n | p50 ms | p99 ms | bytes |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, t] of rows) {
+    const all = t.all ?? [t.ms];
+    console.log(
+      `| ${name} | ${all.length} | ${percentile(all, 50).toFixed(1)} | ${percentile(all, 99).toFixed(1)} | ${t.bytes.toLocaleString('en')} |`,
+    );
+  }
+}
+
+/** POST the rebuild, poll it to the end sampling the worker's RSS; prints entries/s and the peak. */
+async function rebuild(base: string, auth: string, worker: BenchProcess, size: number): Promise<void> {
+  const res = await fetch(`${base}/api/admin/reports/rebuild`, {
+    method: 'POST',
+    headers: { Authorization: auth },
+  });
+  const { jobId } = (await res.json()) as { jobId: string };
+  const before = worker.rss();
+  let peak = before;
+  let last = -1;
+  let monotonic = true;
+  for (;;) {
+    peak = Math.max(peak, worker.rss());
+    const status = (await (
+      await fetch(`${base}/api/admin/reports/rebuild/${jobId}`, { headers: { Authorization: auth } })
+    ).json()) as { state: string; progress: number; result?: { events: number; durationMs: number } };
+    if (status.progress < last) monotonic = false;
+    last = status.progress;
+    if (status.state === 'completed' || status.state === 'failed') {
+      if (status.state === 'failed' || !status.result) throw new Error(`rebuild ${status.state}`);
+      const { events, durationMs } = status.result;
+      console.log(
+        `rebuild: ${events.toLocaleString('en')} events in ${secs(durationMs)}: ${Math.round(events / (durationMs / 1000)).toLocaleString('en')} entries/s; worker RSS ${mb(before)} -> peak ${mb(peak)}; progress ${monotonic ? 'only rose' : 'went back'} (history ${size.toLocaleString('en')})`,
+      );
+      return;
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
+}
+
+/** `COPY (<query>) TO STDOUT` of a query with its parameters inlined (ids and dates of the bench only). */
+function copyOf(query: { sql: string; params: unknown[] }): string {
+  let i = 0;
+  const sql = query.sql.replace(/\?/g, () => `'${String(query.params[i++]).replace(/'/g, "''")}'`);
+  return `copy (${sql}) to stdout with (format csv)`;
+}
+
+/** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
+async function timeCopy(databaseUrl: string, copy: string): Promise<number> {
+  const start = performance.now();
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      'sh',
+      ['-c', `psql "$URL" -qAtc "$SQL" > /dev/null`],
+      { env: { ...process.env, URL: databaseUrl, SQL: copy }, maxBuffer: 1024 },
+      (error: Error | null) => (error ? reject(error) : resolve()),
+    ),
+  );
+  return performance.now() - start;
+}
+
+async function itemIdOf(db: pg.Pool, name: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>('select id from inventory_item where name = $1', [name]);
+  return rows[0].id;
+}
+
+async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchHistory);
