@@ -2,8 +2,11 @@ import type pg from 'pg';
 
 export const FILL_ITEMS = 2000;
 export const FILL_SUPPLIERS = 20;
-/** The history spans three years up to the start of the fill (so the newest entries are the front page). */
-const SPAN = "interval '3 years'";
+/**
+ * The history spans three years (in seconds: an interval in months times a fraction is not linear in time) up
+ * to the start of the fill (so the newest entries are the front page).
+ */
+const SPAN = "interval '94608000 seconds'";
 /** Reasons in turn, with the change each books (so DAMAGED is an eighth of the history). */
 const REASONS = [
   ['SALE', -2],
@@ -61,7 +64,7 @@ export async function fillHistory(
       `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
          quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
        select g - 1000000000000, i.id, i.name, i.supplier_id, s.name, r.change, 100, 100 + r.change, r.reason, 9.99,
-              'user' || (g % 7) || '@bench.test', t0 - ${SPAN} + ${SPAN} * (g::float8 / $1)
+              'user' || (g % 7) || '@bench.test', t0 - (1 - g::float8 / $1) * ${SPAN}
        from generate_series($2::bigint + 1, $3::bigint) g
        cross join (select now() as t0) t
        join items i on i.n = (g * 7919) % ${FILL_ITEMS}

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
 import { pendingForSql } from '../outbox/pending-events.js';
@@ -72,7 +71,7 @@ export async function rebuildRollups(
     await client.query('set statement_timeout = 0');
     await client.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
     await client.query('begin isolation level repeatable read');
-    const result = await rebuildIn(client, sql, onProgress);
+    const result = await rebuildIn(sql, onProgress);
     await client.query('commit');
     return { ...result, durationMs: Date.now() - started };
   } finally {
@@ -88,7 +87,7 @@ interface OpenItem {
   events: FoldEvent[];
 }
 
-async function rebuildIn(client: pg.Client, sql: SqlRun, onProgress: (percent: number) => Promise<void>) {
+async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<void>) {
   await sql(`
     create temp table rebuild_pending on commit drop as
     select o.id as event_id, (o.payload->>'itemId')::uuid as item_id, o.payload->>'itemName' as item_name,
@@ -127,10 +126,11 @@ async function rebuildIn(client: pg.Client, sql: SqlRun, onProgress: (percent: n
     item.events = [];
     for (const day of result.days) staged.push(day);
   };
-  const cursor = client.query(new Cursor(`${sourceSql()} order by event_id`));
+  // A cursor declared in SQL, so the staging writes can run on the same connection between its reads.
+  await sql(`declare rebuild_events no scroll cursor for ${sourceSql()} order by event_id`);
   let events = 0;
   for (;;) {
-    const rows: any[] = await cursor.read(EVENTS_PER_READ);
+    const rows = await sql<any>(`fetch ${EVENTS_PER_READ} from rebuild_events`);
     if (rows.length === 0) break;
     for (const r of rows) {
       const event = foldEvent(r);
@@ -157,7 +157,7 @@ async function rebuildIn(client: pg.Client, sql: SqlRun, onProgress: (percent: n
     }
     await onProgress(Math.min(80, Math.floor((events / Math.max(1, totalEvents)) * 80)));
   }
-  await cursor.close();
+  await sql('close rebuild_events');
   for (const [id, item] of open) if (item.events.length > 0) fold(id, item);
   await stageDayRows(sql, staged, 'rebuild_item_day');
   staged = [];

@@ -18,8 +18,8 @@ const COUNTS = [
   },
   {
     table: 'history_count_item',
-    key: ['item_id', 'month', 'supplier_key', 'reason', 'item_name'],
-    from: ['item_id', MONTH, `coalesce(supplier_id, '${NO_SUPPLIER}')`, 'reason', 'item_name'],
+    key: ['item_id', 'month', 'supplier_key', 'item_name'],
+    from: ['item_id', MONTH, `coalesce(supplier_id, '${NO_SUPPLIER}')`, 'item_name'],
   },
 ];
 
@@ -32,8 +32,8 @@ const upsert = (c: (typeof COUNTS)[number], source: string) => `
 /**
  * Entry counts of the stock history, so the total of any history read (H1-H4) is a sum of a few count rows
  * plus the entries of its ragged ends, never a count of the history: per (UTC day | month, supplier, reason)
- * for reads without an item, and per (item, month, supplier, reason, name) for reads of an item or of an item
- * name. `history_item_name` holds every (item, name) of the history, so an item-name substring is resolved on
+ * for reads without an item, and per (item, month, supplier, name) for reads of an item or of an item name
+ * (no read filters an item by reason). `history_item_name` holds every (item, name) of the history, so an item-name substring is resolved on
  * that small table first. A statement-level trigger keeps them in the same statement that appends entries
  * (whatever writes them: the consumer, an import, a fill in SQL), so in any snapshot they equal the history.
  * Rows are upserted in key order, so two writers wait on each other instead of deadlocking.
@@ -50,9 +50,8 @@ export class Migration20261126030000HistoryCounts extends Migration {
         primary key (month, supplier_key, reason))`);
     this.addSql(`
       create table history_count_item (
-        item_id uuid not null, month date not null, supplier_key uuid not null, reason varchar(40) not null,
-        item_name varchar(255) not null, entries bigint not null,
-        primary key (item_id, month, supplier_key, reason, item_name))`);
+        item_id uuid not null, month date not null, supplier_key uuid not null, item_name varchar(255) not null,
+        entries bigint not null, primary key (item_id, month, supplier_key, item_name))`);
     this.addSql(`
       create table history_item_name (
         item_id uuid not null, item_name varchar(255) not null, primary key (item_id, item_name))`);

@@ -33,7 +33,10 @@ interface Piece {
  * the filtered items with one) are counted from the history's indexes.
  */
 export async function countHistory(em: EntityManager, f: CountFilters): Promise<number> {
-  const pieces = f.itemId !== undefined || f.itemName ? itemPieces(f) : globalPieces(f);
+  const byItem = f.itemId !== undefined || f.itemName;
+  // No read filters items by reason: such a total is counted from the history.
+  const pieces =
+    byItem && f.reason ? [raw(f, f.startDate, f.endDate, true)] : byItem ? itemPieces(f) : globalPieces(f);
   const sql = `select (${pieces.map(p => `(${p.sql})`).join(' + ')})::bigint as n`;
   const [row] = await em.execute<{ n: string }[]>(
     sql,
@@ -134,4 +137,56 @@ function globalPieces(f: CountFilters): Piece[] {
   if (dLo && mLo && dLo < mLo) pieces.push(rolled('history_count_day', 'day', f, dLo, mLo));
   if (dHi && mHi && mHi < dHi) pieces.push(rolled('history_count_day', 'day', f, mHi, dHi));
   return pieces;
+}
+
+/** Offsets below this are read past directly: cheaper than finding their day. */
+const JUMP_FROM = 1000;
+
+/**
+ * Where a page `offset` entries deep into a newest-first read without item or date filters starts: before the
+ * UTC day `before` (an ISO instant) and `skip` entries into it, found from the month and day count rows
+ * (which month, then which day of it, holds the offset), so a deep page never reads the entries it skips.
+ * Undefined when the offset is small (read past it); `before` undefined and `skip` = offset when it is past
+ * the end.
+ */
+export async function newestFirstStart(
+  em: EntityManager,
+  f: Pick<CountFilters, 'supplierId' | 'reason'>,
+  offset: number,
+): Promise<{ before?: string; skip: number } | undefined> {
+  if (offset < JUMP_FROM) return undefined;
+  const counts = async (table: string, column: string, within?: Date) => {
+    const { where, params, add } = conditions();
+    if (f.supplierId) add('c.supplier_key = ?', f.supplierId);
+    if (f.reason) add('c.reason = ?', f.reason);
+    if (within)
+      add(
+        `c.${column} >= ?::date and c.${column} < (?::date + interval '1 month')`,
+        isoDay(within),
+        isoDay(within),
+      );
+    return em.execute<{ at: string; n: string }[]>(
+      `select to_char(c.${column}, 'YYYY-MM-DD') as at, sum(c.entries) as n from ${table} c
+       ${where.length ? `where ${where.join(' and ')}` : ''} group by c.${column} order by c.${column} desc`,
+      params,
+    );
+  };
+  // Finds the bucket holding entry number `offset` (0-based) counted from the newest; the entries newer than it.
+  const locate = (rows: { at: string; n: string }[], from: number) => {
+    let newer = from;
+    for (const row of rows) {
+      if (newer + Number(row.n) > offset) return { at: row.at, newer };
+      newer += Number(row.n);
+    }
+    return undefined;
+  };
+  const month = locate(await counts('history_count_month', 'month'), 0);
+  if (!month) return { skip: offset };
+  const day = locate(
+    await counts('history_count_day', 'day', new Date(`${month.at}T00:00:00Z`)),
+    month.newer,
+  );
+  if (!day) return { skip: offset };
+  const before = new Date(Date.parse(`${day.at}T00:00:00Z`) + DAY_MS).toISOString();
+  return { before, skip: offset - day.newer };
 }

@@ -13,7 +13,7 @@ import {
 } from '../shared/paging.js';
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { normaliseReason } from './reasons.js';
-import { countHistory, type CountFilters } from './history-totals.js';
+import { countHistory, newestFirstStart, type CountFilters } from './history-totals.js';
 import { afterCursorSql, decodeCursor, encodeCursor, readDigest, VISIBILITY_SQL } from './history-cursor.js';
 import { HISTORY_COLUMNS, toHistoryView, type StockHistoryView } from './stock-history.view.js';
 
@@ -152,10 +152,23 @@ async function readHistoryPage(
     [rows, total, visibility] = await em.transactional(
       async tx => {
         const [vis] = await tx.execute<{ maxId: string; inProgress: string[] }[]>(VISIBILITY_SQL);
-        const found = await tx.execute<StockHistoryView[]>(
-          `select ${HISTORY_COLUMNS} from stock_history h ${where.sql} ${order} offset ?`,
-          [...where.params, request.size + 1, request.page * request.size],
-        );
+        const offset = request.page * request.size;
+        const start = newestFirst(request, filters)
+          ? await newestFirstStart(tx, countFilters(filters), offset)
+          : undefined;
+        const found =
+          start && start.before === undefined
+            ? []
+            : await tx.execute<StockHistoryView[]>(
+                `select ${HISTORY_COLUMNS} from stock_history h
+                 ${start ? `${where.sql ? `${where.sql} and` : 'where'} h."timestamp" < ?` : where.sql} ${order} offset ?`,
+                [
+                  ...where.params,
+                  ...(start ? [start.before] : []),
+                  request.size + 1,
+                  start ? start.skip : offset,
+                ],
+              );
         return [found, await countHistory(tx, countFilters(filters)), vis] as const;
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
@@ -174,6 +187,17 @@ async function readHistoryPage(
       : undefined;
   return { content, request, total, next };
 }
+
+/** Whether a page can start from the count rows: newest first, no item and no date filter. */
+const newestFirst = (request: PageRequest, f: HistoryFilters) =>
+  request.sort.length === 1 &&
+  request.sort[0].property === 'timestamp' &&
+  request.sort[0].direction === 'DESC' &&
+  !f.startDate &&
+  !f.endDate &&
+  !f.itemName &&
+  f.itemId === undefined &&
+  !f.createdBy;
 
 /** The filters of a total: the count tables know supplier, reason, item and item name. */
 const countFilters = (f: HistoryFilters): CountFilters => ({

@@ -72,7 +72,7 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
     await waitForHistorySettled(testApp().services);
 
     // A writer in progress at the first page: its entry (older than all others, so in the part not yet walked;
-    // a reason of its own, so no count row is shared) draws its id before the entries below but commits after
+    // a month and reason of its own, so no count row is shared) draws its id before the entries below but commits after
     // the first page, and must stay out of the walk.
     let release!: () => void;
     const firstPageRead = new Promise<void>(resolve => (release = resolve));
@@ -84,7 +84,7 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
         `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
            quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
          values (8999999999999999, ?, ?, ?, 'S', 1, 1, 2, 'INVENTORY_COUNT', 1, 'late', ?)`,
-        [item.id, item.name, supplier.id, new Date(START - 5 * 86_400_000).toISOString()],
+        [item.id, item.name, supplier.id, new Date(START - 40 * 86_400_000).toISOString()],
       );
       inserted();
       await firstPageRead;
@@ -225,6 +225,55 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
     const [{ all }] = await sql<{ all: string }>('select count(*) as all from stock_history');
     const h1 = await api().get('/api/stock-history?size=1').set('Authorization', user.auth).expect(200);
     expect(h1.body.totalElements).to.equal(Number(all));
+  });
+
+  it('When a deep page is asked for by number, then it holds the entries at that offset (found from the count rows)', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    await appendEntries(
+      [{ id: randomUUID(), name: `Deep ${randomUUID().slice(0, 6)}`, supplierId: supplier.id }],
+      2500,
+    );
+    for (const [url, where, params] of [
+      ['/api/stock-history?size=50&page=', '', []],
+      [
+        `/api/stock-history/search?supplierId=${supplier.id}&size=50&page=`,
+        'where supplier_id = ?',
+        [supplier.id],
+      ],
+      ['/api/stock-history/reason/SALE?size=50&page=', "where reason = 'SALE'", []],
+    ] as const) {
+      const [{ n }] = await sql<{ n: string }>(`select count(*) as n from stock_history ${where}`, [
+        ...params,
+      ]);
+      for (const page of [20, 33, Math.floor(Number(n) / 50), Math.floor(Number(n) / 50) + 1]) {
+        const res = await api().get(`${url}${page}`).set('Authorization', user.auth).expect(200);
+        const expected = await sql<{ id: string }>(
+          `select id::text as id from stock_history ${where} order by "timestamp" desc, id asc limit 50 offset ?`,
+          [...params, page * 50],
+        );
+        expect(
+          res.body.content.map((e: Entry) => e.id),
+          `${url}${page}`,
+        ).to.deep.equal(expected.map(r => r.id));
+        expect(res.body.totalElements).to.equal(Number(n));
+        // Its Link goes on from there.
+        const more = await sql<{ id: string }>(
+          `select id::text as id from stock_history ${where} order by "timestamp" desc, id asc limit 50 offset ?`,
+          [...params, (page + 1) * 50],
+        );
+        expect(res.headers.link === undefined, 'a Link exactly when entries follow').to.equal(
+          more.length === 0,
+        );
+        if (more.length > 0) {
+          const next = await api()
+            .get(/^<([^>]+)>/.exec(res.headers.link)![1])
+            .set('Authorization', user.auth)
+            .expect(200);
+          expect(next.body.content.map((e: Entry) => e.id)).to.deep.equal(more.map(r => r.id));
+          expect(next.body.number).to.equal(page + 1);
+        }
+      }
+    }
   });
 
   it('When H2 and H3 get a size, then Spring pages with cursors; without it the whole array; bad cursors are 400', async () => {
