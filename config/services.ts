@@ -45,7 +45,7 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
     config.logLevel,
     config.nodeEnv === 'development' && process.stdout.isTTY === true,
   );
-  const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
+  const orm = await openOrm(config.databaseUrl, config.dbPoolMax, { lockTimeoutMs: config.lockTimeoutMs });
   const redis = createRedis(config.redisUrl, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
