@@ -219,3 +219,6 @@ function deepFreeze<T extends object>(obj: T): T {
   for (const value of Object.values(obj)) if (value && typeof value === 'object') deepFreeze(value);
   return Object.freeze(obj);
 }
+
+/** The schema itself, for the generated configuration reference (docs/operations.md). */
+export { schema as environmentSchema };

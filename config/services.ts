@@ -6,7 +6,7 @@ import type { Config } from './env.js';
 import { openOrm } from './database.js';
 import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
-import { createLogger } from './logger.js';
+import { createProcessLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
@@ -40,10 +40,11 @@ const LIST_CONNECTIONS = 8;
 /** Connections of the counted streams per STREAMS_PER_USER: one user at their bound leaves room for others. */
 const STREAM_CONNECTIONS_PER_SLOT = 3;
 
-export async function openServices(
-  config: Config,
-  logger: Logger = createLogger(config.logLevel),
-): Promise<Services> {
+export async function openServices(config: Config, logger?: Logger): Promise<Services> {
+  logger ??= await createProcessLogger(
+    config.logLevel,
+    config.nodeEnv === 'development' && process.stdout.isTTY === true,
+  );
   const orm = await openOrm(config.databaseUrl, config.dbPoolMax, { lockTimeoutMs: config.lockTimeoutMs });
   const redis = createRedis(config.redisUrl, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
