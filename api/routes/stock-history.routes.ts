@@ -22,7 +22,7 @@ import {
 } from '../../domain/stock-history/stock-history-queries.js';
 import { setNextLink } from '../presenters/next-link.js';
 
-import { sendJsonArray } from '../presenters/stream-response.js';
+import { sendJsonArray, streamOwner } from '../presenters/stream-response.js';
 import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
 
 const TAG = 'Stock history';
@@ -47,11 +47,17 @@ export const stockHistoryRoutes = (services: Services) =>
       summary: 'H1: every entry, newest first (Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
+      stream: 'counted',
       request: { query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
       handler: async (req, res, { query }) => {
         if (query.size !== undefined) sendPage(req, res, await pageHistory(req.em, query));
-        else await sendJsonArray(req, res, await services.rows.open(allHistoryQuery(), toHistoryView));
+        else
+          await sendJsonArray(
+            req,
+            res,
+            await services.rows.open(allHistoryQuery(), toHistoryView, streamOwner(req)),
+          );
       },
     },
     {
@@ -80,7 +86,7 @@ export const stockHistoryRoutes = (services: Services) =>
           await sendJsonArray(
             req,
             res,
-            await services.rows.open(itemHistoryQuery(params.itemId), toHistoryView),
+            await services.rows.open(itemHistoryQuery(params.itemId), toHistoryView, streamOwner(req)),
           );
       },
     },
@@ -99,7 +105,7 @@ export const stockHistoryRoutes = (services: Services) =>
           await sendJsonArray(
             req,
             res,
-            await services.rows.open(reasonHistoryQuery(params.reason), toHistoryView),
+            await services.rows.open(reasonHistoryQuery(params.reason), toHistoryView, streamOwner(req)),
           );
       },
     },

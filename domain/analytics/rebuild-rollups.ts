@@ -69,6 +69,8 @@ export async function rebuildRollups(
     (await client.query({ name: statementName(text), text, values })).rows as T[];
   try {
     await client.query('set statement_timeout = 0');
+    // It also waits as long as it takes for the consumers' shared hold of the rebuild lock.
+    await client.query('set lock_timeout = 0');
     await client.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
     await client.query('begin isolation level repeatable read');
     const result = await rebuildIn(sql, onProgress);
