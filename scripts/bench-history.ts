@@ -223,14 +223,23 @@ async function rebuild(base: string, auth: string, worker: BenchProcess, size: n
     peak = Math.max(peak, worker.rss());
     const status = (await (
       await fetch(`${base}/api/admin/reports/rebuild/${jobId}`, { headers: { Authorization: auth } })
-    ).json()) as { state: string; progress: number; result?: { events: number; durationMs: number } };
+    ).json()) as {
+      state: string;
+      progress: number;
+      startedAt?: string;
+      finishedAt?: string;
+      result?: { events?: number; durationMs?: number } | null;
+    };
     if (status.progress < last) monotonic = false;
     last = status.progress;
-    if (status.state === 'completed' || status.state === 'failed') {
-      if (status.state === 'failed' || !status.result) throw new Error(`rebuild ${status.state}`);
-      const { events, durationMs } = status.result;
+    if (status.state === 'failed') throw new Error(`rebuild failed: ${JSON.stringify(status.result)}`);
+    if (status.state === 'completed') {
+      // The job's own figures; its start and finish times when it reports none.
+      const events = status.result?.events ?? size;
+      const durationMs =
+        status.result?.durationMs ?? Date.parse(status.finishedAt!) - Date.parse(status.startedAt!);
       console.log(
-        `rebuild: ${events.toLocaleString('en')} events in ${secs(durationMs)}: ${Math.round(events / (durationMs / 1000)).toLocaleString('en')} entries/s; worker RSS ${mb(before)} -> peak ${mb(peak)}; progress ${monotonic ? 'only rose' : 'went back'} (history ${size.toLocaleString('en')})`,
+        `rebuild: ${events.toLocaleString('en')} events in ${secs(durationMs)}: ${Math.round(events / (durationMs / 1000)).toLocaleString('en')} entries/s; worker RSS ${mb(before)} -> peak ${mb(peak)}; progress ${monotonic ? 'only rose' : 'went back'}${status.result ? '' : ` (job result ${JSON.stringify(status.result)})`}`,
       );
       return;
     }
