@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,6 +16,8 @@ import {
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
+  freePort,
+  procfileEnv,
 } from './bench-processes.js';
 
 /**
@@ -42,17 +43,7 @@ export async function benchHistory(): Promise<void> {
   await createDatabases(databaseUrl);
   const port = await freePort();
   const jwtSecret = randomBytes(32).toString('hex');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
-    SESSION_SECRET: randomBytes(24).toString('hex'),
-    JWT_SECRET: jwtSecret,
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  };
+  const env = procfileEnv(databaseUrl, port, jwtSecret);
   await runRelease(env, log('release'));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const processes: BenchProcess[] = [];
@@ -288,16 +279,5 @@ async function recreateDatabase(databaseUrl: string): Promise<void> {
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 if (import.meta.url === `file://${process.argv[1]}`) await runScript(benchHistory);

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,6 +19,8 @@ import {
   type BenchProcess,
   type LoadResult,
   type LoadSpec,
+  freePort,
+  procfileEnv,
 } from './bench-processes.js';
 
 /**
@@ -48,17 +49,7 @@ export async function benchInventory(): Promise<void> {
   await createDatabases(databaseUrl);
   const [webPort, barePort] = [await freePort(), await freePort()];
   const jwtSecret = randomBytes(32).toString('hex');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
-    SESSION_SECRET: randomBytes(24).toString('hex'),
-    JWT_SECRET: jwtSecret,
-    PORT: String(webPort),
-    PUBLIC_URL: `http://127.0.0.1:${webPort}`,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  };
+  const env = procfileEnv(databaseUrl, webPort, jwtSecret);
   await runRelease(env, log('release'));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const processes: BenchProcess[] = [];
@@ -488,17 +479,6 @@ async function seed(db: pg.Pool): Promise<{ username: string; itemIds: string[] 
     itemIds.push(rows[0].id);
   }
   return { username, itemIds };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The V8 heap figures of prom-client's default metrics, in MB. */

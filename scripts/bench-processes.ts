@@ -11,6 +11,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -372,3 +374,28 @@ function wrkResult(stdout: string): LoadResult {
     ...(seconds === undefined ? {} : { loadCpuUs: Math.round((seconds * 1e6) / Math.max(1, r.total)) }),
   };
 }
+
+/** A free TCP port on the loopback interface (for a server the bench starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of the Procfile's processes in a bench: production, its database, port and secrets. */
+export const procfileEnv = (databaseUrl: string, port: number, jwtSecret: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  NODE_ENV: 'production',
+  DATABASE_URL: databaseUrl,
+  REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
+  SESSION_SECRET: randomBytes(24).toString('hex'),
+  JWT_SECRET: jwtSecret,
+  PORT: String(port),
+  PUBLIC_URL: `http://127.0.0.1:${port}`,
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+});

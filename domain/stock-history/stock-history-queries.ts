@@ -59,13 +59,7 @@ const SEARCH_RULES: PageRules = {
 };
 
 /** Filters of the history search (H4); the CSV export adds item, reason and author. */
-export interface HistoryFilters {
-  startDate?: Date;
-  endDate?: Date;
-  itemName?: string;
-  supplierId?: string;
-  itemId?: string;
-  reason?: string;
+export interface HistoryFilters extends CountFilters {
   createdBy?: string;
 }
 
