@@ -70,7 +70,9 @@ describe('CSV import of inventory items (POST /api/inventory/import, a BullMQ jo
           minimumQuantity: i,
         }),
       );
-    const before = await Promise.all(items.map(i => historyOf(i.id)));
+    // One after the other: unpaged history reads are streams, at most STREAMS_PER_USER at once per user.
+    const before = [];
+    for (const i of items) before.push(await historyOf(i.id));
     for (const delimiter of [',', ';']) {
       const exported = await api()
         .get(`/api/inventory/export.csv?supplierId=${own.id}&delimiter=${encodeURIComponent(delimiter)}`)
