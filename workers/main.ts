@@ -64,7 +64,7 @@ export function startWorkers(
   services: Services,
   options: { clock?: boolean; relay?: boolean } = {},
 ): RunningWorkers {
-  const connection = createRedis(services.config.redisUrl, 'worker');
+  const connection = createRedis(services.config, 'worker');
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
     startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue]),
   );
