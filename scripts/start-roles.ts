@@ -64,10 +64,10 @@ await runScript(async () => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15000);
+    // Inside a platform's 30 s: the server's drain deadline (20 s), then the pools close.
+    const force = setTimeout(() => process.exit(1), 27000);
     force.unref();
-    await server?.stop();
-    await workers?.close();
+    await Promise.all([server?.stop(), workers?.close()]);
     await closeServices(services);
     await idp?.close();
     process.exit(0);
