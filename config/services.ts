@@ -8,7 +8,7 @@ import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
-import { postgresConnection } from './postgres-tls.js';
+import { postgresConnection, settleSslmode } from './postgres-tls.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { RowStreams } from '../domain/shared/row-stream.js';
@@ -34,12 +34,14 @@ export async function openServices(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<Services> {
-  const orm = await openOrm(config.databaseUrl, config.dbPoolMax, config.databaseCa);
+  // libpq's default sslmode (prefer) is settled once, for every pool of the process.
+  const databaseUrl = await settleSslmode(config.databaseUrl);
+  const orm = await openOrm(databaseUrl, config.dbPoolMax, config.databaseCa);
   const redis = createRedis(config, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  const database = postgresConnection(config.databaseUrl, config.databaseCa);
+  const database = postgresConnection(databaseUrl, config.databaseCa);
   const accounts = new AccountCache(database, logger);
   const rows = new RowStreams(database);
   return { config, logger, orm, redis, queues, i18n, probe, accounts, rows };

@@ -118,6 +118,28 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
     }
   });
 
+  it("When DATABASE_URL has no sslmode (as a platform add-on sets it), then TLS is used because the server offers it (libpq's default, prefer), by the release step and the app", async () => {
+    const env = testEnv({ DATABASE_URL: server!.url });
+    const release = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    release.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await waitForExit(release, 60000), output).to.equal(0);
+    const app = await startTestApp({ DATABASE_URL: server!.url }, { migrate: false });
+    try {
+      const admin = await createUser(app.services, 'ROLE_ADMIN', 'admin');
+      await apiClient(app).get('/api/inventory').set('Authorization', admin.auth).expect(200);
+      const [row] = await app.services.orm.em
+        .fork()
+        .execute<{ ssl: boolean }[]>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      expect(row.ssl).to.equal(true);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('When verify-full meets a certificate of an unknown CA, or sslmode is disable against a TLS-only server, then start-up stops within 10 s with one line naming PostgreSQL, its host and the setting', async () => {
     const host = `127.0.0.1:${server!.port}`;
     const cases: { env: Record<string, string>; setting: string }[] = [
@@ -128,18 +150,17 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
       { env: { DATABASE_URL: url('verify-full') }, setting: 'DATABASE_CA_FILE' },
       { env: { DATABASE_URL: url('disable') }, setting: 'sslmode' },
     ];
-    await Promise.all(
-      cases.map(async ({ env, setting }) => {
-        const failure = await startupFailure(
-          spawnStockroom(['--web'], testEnv({ PORT: String(await freePort()), LOG_LEVEL: 'info', ...env })),
-        );
-        expect(failure.ms, failure.output).to.be.below(10000);
-        expect(failure.code, failure.output).to.equal(1);
-        expect(failure.lines, failure.output).to.have.length(1);
-        expect(failure.lines[0]).to.contain(`PostgreSQL at ${host}`).and.contain(setting);
-        if (process.env.TEST_SHOW_FAILURES) console.log(failure.lines[0]);
-      }),
-    );
+    // One at a time: each is a whole Node process loading the app, on a machine shared with other suites.
+    for (const { env, setting } of cases) {
+      const failure = await startupFailure(
+        spawnStockroom(['--web'], testEnv({ PORT: String(await freePort()), LOG_LEVEL: 'info', ...env })),
+      );
+      expect(failure.ms, failure.output).to.be.below(10000);
+      expect(failure.code, failure.output).to.equal(1);
+      expect(failure.lines, failure.output).to.have.length(1);
+      expect(failure.lines[0]).to.contain(`PostgreSQL at ${host}`).and.contain(setting);
+      if (process.env.TEST_SHOW_FIGURES) console.log(failure.ms, failure.lines[0]);
+    }
   });
 
   it('When the database named by a verify-full URL is missing, then createDatabases makes it over TLS', async () => {
