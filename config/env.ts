@@ -51,6 +51,12 @@ export interface Config {
   readonly redisTls: RedisTlsSettings;
   /** Express's `trust proxy`: a hop count, or `loopback` and the like and addresses/CIDRs. */
   readonly trustProxy: number | readonly string[];
+  /** A streamed answer whose client takes no data this long is cut and its connection released. */
+  readonly streamIdleTimeoutMs: number;
+  /** Exports and unpaged history streams at once per user (per client address when anonymous). */
+  readonly streamsPerUser: number;
+  /** How long a write waits for a row lock before it answers 503 with Retry-After. */
+  readonly lockTimeoutMs: number;
 }
 
 export { ConfigError };
@@ -119,6 +125,9 @@ const schema = Joi.object({
   REDIS_CA_FILE: Joi.string(),
   REDIS_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
   TRUST_PROXY: Joi.string().default('loopback'),
+  STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
+  STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
+  LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
 })
   .and('BOOTSTRAP_ADMIN_USERNAME', 'BOOTSTRAP_ADMIN_PASSWORD')
   .unknown(true);
@@ -209,6 +218,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rejectUnauthorized: v.REDIS_TLS_REJECT_UNAUTHORIZED,
     },
     trustProxy: trustProxy(v.TRUST_PROXY),
+    streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
+    streamsPerUser: v.STREAMS_PER_USER,
+    lockTimeoutMs: v.LOCK_TIMEOUT_MS,
   };
   return deepFreeze(config);
 }
@@ -279,3 +291,6 @@ function deepFreeze<T extends object>(obj: T): T {
   for (const value of Object.values(obj)) if (value && typeof value === 'object') deepFreeze(value);
   return Object.freeze(obj);
 }
+
+/** The schema itself, for the generated configuration reference (docs/operations.md). */
+export { schema as environmentSchema };

@@ -38,7 +38,8 @@ export async function createDatabases(
 }
 
 async function opens(databaseUrl: string, caPem: string | undefined): Promise<boolean> {
-  const client = new pg.Client(postgresConnection(databaseUrl, caPem));
+  const { connectionString, ssl } = postgresConnection(databaseUrl, caPem);
+  const client = new pg.Client({ connectionString, ssl });
   try {
     await client.connect();
     return true;
