@@ -132,11 +132,6 @@ const schema = Joi.object({
   .and('BOOTSTRAP_ADMIN_USERNAME', 'BOOTSTRAP_ADMIN_PASSWORD')
   .unknown(true);
 
-/** Every environment variable the service reads (app.json is checked against this). */
-export function settingNames(): string[] {
-  return Object.keys(schema.describe().keys as Record<string, unknown>);
-}
-
 const WEAK_SECRETS = new Set(['changeme', 'secret', 'change-me-please-change-me-please-32']);
 
 /**

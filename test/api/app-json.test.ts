@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig, settingNames } from '../../config/env.js';
+import { environmentSchema, loadConfig } from '../../config/env.js';
 
 interface AppJson {
   formation: Record<string, { quantity: number }>;
@@ -31,7 +31,7 @@ const NOT_ASKED = {
 
 describe('app.json (Heroku-style deploy metadata) matches config/env.ts', () => {
   it('When config/env.ts reads a setting, then app.json asks for it (or the platform, an add-on or the Procfile sets it), and app.json names nothing else', () => {
-    const settings = settingNames();
+    const settings = Object.keys(environmentSchema.describe().keys as Record<string, unknown>);
     const asked = Object.keys(appJson.env);
     expect(
       asked.filter(name => !settings.includes(name)),

@@ -61,7 +61,6 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
     const child = spawnStockroom(['--web'], testEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     const outcomes: Promise<Outcome>[] = [];
-    let signalledAt = 0;
     try {
       await waitForHttp(`http://127.0.0.1:${port}/api/health`, 30000);
       const started = Date.now();
@@ -74,7 +73,7 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
       await new Promise(resolve => setTimeout(resolve, 2500));
       const beforeSignal = outcomes.length;
       child.kill('SIGTERM');
-      signalledAt = Date.now();
+      const signalledAt = Date.now();
       const exited = waitForExit(child, 30000);
       await new Promise(resolve => setTimeout(resolve, 1500));
       clearInterval(fire);
