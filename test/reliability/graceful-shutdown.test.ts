@@ -1,4 +1,5 @@
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import pg from 'pg';
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { startWorkers } from '../../workers/main.js';
@@ -12,6 +13,9 @@ import { waitForHistorySettled } from '../support/settle.js';
 import { assertChain } from '../support/history.js';
 import { WorkerProcess } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
+import { startTestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL } from '../support/test-env.js';
+import { createDatabases } from '../../scripts/create-databases.js';
 
 const WRITES_PER_SECOND = 200;
 const START_QUANTITY = 1000;
@@ -74,11 +78,11 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
       const beforeSignal = outcomes.length;
       child.kill('SIGTERM');
       const signalledAt = Date.now();
-      const exited = waitForExit(child, 30000);
+      const exited = waitForExit(child, 30000).then(code => ({ code, ms: Date.now() - signalledAt }));
       await new Promise(resolve => setTimeout(resolve, 1500));
       clearInterval(fire);
-      expect(await exited, child.output()).to.equal(0);
-      const exitMs = Date.now() - signalledAt;
+      const { code, ms: exitMs } = await exited;
+      expect(code, child.output()).to.equal(0);
       const results = await Promise.all(outcomes);
       const answered = results.filter(r => r.status !== undefined);
       const statuses = new Set(answered.map(r => r.status));
@@ -167,5 +171,53 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
     const done = await historyCount();
     expect(done).to.deep.equal({ n: changes.length, distinct: changes.length });
     for (const id of ids) expect(await assertChain(services, id)).to.have.length(400);
+  });
+
+  it('When a stream is still open at the drain deadline, then its socket is destroyed: the client sees a truncated transfer, never a clean end', async () => {
+    // A database of its own: a history large enough to outlast the socket buffers of a client that stops reading.
+    const databaseUrl = `${TEST_DATABASE_URL}_drain`;
+    await createDatabases(databaseUrl);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query('drop schema if exists public cascade; create schema public;');
+    await admin.end();
+    const app = await startTestApp({ DATABASE_URL: databaseUrl });
+    try {
+      const user = await createUser(app.services);
+      await app.services.orm.em.fork().execute(
+        `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+                                    quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+         select n, gen_random_uuid(), 'Drained item ' || n, null, null, 1, n - 1, n, 'RESTOCK', 1.25,
+                'drain@example.test', timestamptz '2026-01-01' + n * interval '1 second'
+           from generate_series(1, 40000) n`,
+      );
+      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(
+          {
+            port: app.server.port,
+            path: '/api/stock-history/export.csv',
+            headers: { authorization: user.auth },
+          },
+          resolve,
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(response.statusCode).to.equal(200);
+      await new Promise(resolve => response.once('data', resolve));
+      response.pause();
+      const ending = new Promise<string>(resolve => {
+        response.once('end', () => resolve('clean end'));
+        response.once('aborted', () => resolve('truncated'));
+        response.once('error', () => resolve('truncated'));
+      });
+      const started = Date.now();
+      await app.server.stop(500);
+      expect(Date.now() - started).to.be.below(5000);
+      response.resume();
+      expect(await ending).to.equal('truncated');
+    } finally {
+      await app.close();
+    }
   });
 });
