@@ -77,14 +77,23 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
         'history of the item',
       );
       expect(history).to.have.length(4);
-      // The unpaged list above streamed from the stream pool; the account feed listens once a bearer was read.
+      // The unpaged history above streamed from the stream pool, this list from the list pool; the account feed
+      // listens once a bearer was read.
+      await client.get('/api/inventory').set('Authorization', admin.auth).expect(200);
       await waitFor(
         async () => (await tlsByApplication(url('verify-full'), certs!.caFile)).has('stockroom-accounts'),
         10000,
         'the account feed over TLS',
       );
       const names = await tlsByApplication(url('verify-full'), certs!.caFile);
-      for (const name of ['stockroom', 'stockroom-consumer', 'stockroom-stream', 'stockroom-accounts'])
+      const pools = [
+        'stockroom',
+        'stockroom-consumer',
+        'stockroom-stream',
+        'stockroom-list',
+        'stockroom-accounts',
+      ];
+      for (const name of pools)
         expect(names.get(name), `${name}: ${JSON.stringify([...names])}`).to.equal(true);
     } finally {
       await workers?.close();
