@@ -7,7 +7,7 @@ import { nativePool, statementName, type SqlRun } from '../shared/native-transac
 import { foldItemEvents, NO_SUPPLIER, type DayRow, type FoldEvent } from './fold-item-events.js';
 import type { WacState } from './wac.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
-import { DAY_NAMES, stageDayRows, writeItemStates } from './write-rollups.js';
+import { DAY_NAMES, LATEST, stageDayRows, SUMS, writeItemStates } from './write-rollups.js';
 import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
 
 export interface RebuildResult {
@@ -117,12 +117,12 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
   // One pass over every event in event-id order (the history's event index follows its physical order, so
   // this reads it about sequentially). Each item's events are folded a UTC day at a time, when its next day
   // begins, with the state its earlier days left: memory holds one day of each item, never the history. An
-  // item whose events go back to an earlier day (possible only with clocks out of order) is set aside and
-  // folded whole at the end.
+  // item whose events go back to an earlier day (clocks out of order) stages more than one row for a day; those
+  // are merged when the rows are copied (sums added, the rest from the later row), as one fold would have.
   const open = new Map<string, OpenItem>();
-  const irregular = new Set<string>();
+  const revisited = new Set<string>();
   let staged: DayRow[] = [];
-  const fold = (id: string, item: OpenItem) => {
+  const fold = (item: OpenItem) => {
     const result = foldItemEvents(item.state, item.events);
     item.state = result.state;
     item.events = [];
@@ -136,19 +136,16 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
     if (rows.length === 0) break;
     for (const r of rows) {
       const event = foldEvent(r);
-      if (irregular.has(event.itemId)) continue;
       let item = open.get(event.itemId);
       if (!item)
         open.set(
           event.itemId,
           (item = { state: { q: 0, c: 0n, lastEventId: '0' }, day: event.day, events: [] }),
         );
-      if (event.day < item.day) {
-        irregular.add(event.itemId);
-        open.delete(event.itemId);
-        continue;
+      if (event.day !== item.day && item.events.length > 0) {
+        if (event.day < item.day) revisited.add(event.itemId);
+        fold(item);
       }
-      if (event.day !== item.day && item.events.length > 0) fold(event.itemId, item);
       item.day = event.day;
       item.events.push(event);
     }
@@ -160,26 +157,31 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
     await onProgress(Math.min(80, Math.floor((events / Math.max(1, totalEvents)) * 80)));
   }
   await sql('close rebuild_events');
-  for (const [id, item] of open) if (item.events.length > 0) fold(id, item);
+  for (const item of open.values()) if (item.events.length > 0) fold(item);
   await stageDayRows(sql, staged, 'rebuild_item_day');
   staged = [];
   const states = [...open].map(([itemId, item]) => ({ itemId, ...item.state }));
-
-  // The items set aside: their staged rows are dropped and their events folded whole, in event order.
-  const redo = [...irregular];
-  await sql('delete from rebuild_item_day where item_id = any($1::uuid[])', [redo]);
-  for (const itemId of redo) {
-    const rows = await sql<any>(`${sourceSql('where item_id = $1')} order by event_id`, [itemId]);
-    const result = foldItemEvents({ q: 0, c: 0n, lastEventId: '0' }, rows.map(foldEvent));
-    await stageDayRows(sql, result.days, 'rebuild_item_day');
-    states.push({ itemId, ...result.state });
-  }
   await writeItemStates(sql, states);
 
   await sql(
     `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
      select ${DAY_NAMES.join(', ')}, ${CUM_ENTRIES_WINDOW}
-     from rebuild_item_day order by day, item_id, supplier_key`,
+     from (select ${DAY_NAMES.join(', ')} from rebuild_item_day where not (item_id = any($1::uuid[]))
+           union all
+           select item_id, day, supplier_key, ${DAY_NAMES.filter(
+             c => !['item_id', 'day', 'supplier_key'].includes(c),
+           )
+             .map(c =>
+               SUMS.includes(c)
+                 ? `sum(${c})`
+                 : LATEST.includes(c)
+                   ? `(array_agg(${c} order by last_event_id desc))[1]`
+                   : c,
+             )
+             .join(', ')}
+           from rebuild_item_day where item_id = any($1::uuid[]) group by item_id, day, supplier_key) d
+     order by day, item_id, supplier_key`,
+    [[...revisited]],
   );
   await onProgress(85);
   await deriveActivityRollups(sql);

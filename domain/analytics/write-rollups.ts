@@ -52,8 +52,9 @@ const userJson = (r: UserRow) => ({
   entries: r.entries,
 });
 
-const SUMS = [...BUCKET_SUMS, 'price_sum'];
-const LATEST = [
+/** The day row's additive columns, and those that follow its latest event. */
+export const SUMS = [...BUCKET_SUMS, 'price_sum'];
+export const LATEST = [
   'supplier_name',
   'item_name',
   'closing_quantity',

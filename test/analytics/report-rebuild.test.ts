@@ -92,6 +92,71 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
     );
   });
 
+  it("When an item's events go back to earlier days, then a rebuild gives the rollups the consumer folded", async () => {
+    const services = testApp().services;
+    const em = () => services.orm.em.fork();
+    // Every rollup, the shared ones summed over their slots.
+    const rollups = async () => {
+      const read = (sql: string) => em().execute<any[]>(sql);
+      return {
+        days: await read(
+          `select item_id, day::text, supplier_key, supplier_name, item_name, entries, qty_in, qty_out,
+                  price_sum::text, closing_quantity, closing_price::text, wac_q, wac_c::text, purchases_cost::text,
+                  cogs_cost::text, write_off_cost::text, returns_in_cost::text, last_event_id, cum_entries
+           from analytics_item_day order by 1, 2, 3`,
+        ),
+        reasons: await read('select * from analytics_reason_day order by item_id, day, supplier_key, reason'),
+        users: await read(
+          'select day::text, supplier_key, created_by, sum(entries)::text as n from analytics_user_day group by 1, 2, 3 order by 1, 2, 3',
+        ),
+        items: await read('select * from analytics_item order by item_id'),
+        pairs: await read('select * from analytics_item_supplier order by item_id, supplier_key'),
+        months: await read(
+          `select month::text, supplier_key, sum(entries)::text, sum(cogs_cost)::text, sum(purchases_cost)::text
+           from analytics_supplier_month group by 1, 2 order by 1, 2`,
+        ),
+      };
+    };
+    const start = Date.parse('2026-03-10T12:00:00Z');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ day: fc.nat({ max: 40 }), sale: fc.boolean() }), {
+          minLength: 2,
+          maxLength: 12,
+        }),
+        async steps => {
+          const supplier = await createSupplier(em());
+          const item = await createItem(em(), { supplierId: supplier.id, price: '3.00' });
+          // Events dated in any order of days (a clock out of order): restocks, and sales while stock lasts.
+          let q = 0;
+          for (const { day, sale } of steps) {
+            const change = sale && q > 0 ? -1 : 2;
+            q += change;
+            await recordStockChange(em(), {
+              itemId: item.id,
+              change,
+              reason: change < 0 ? 'SALE' : 'RESTOCK',
+              at: new Date(start + day * 86_400_000),
+            });
+          }
+          await settleConsumers(services);
+          const folded = await rollups();
+          const res = await api()
+            .post('/api/admin/reports/rebuild')
+            .set('Authorization', admin.auth)
+            .expect(202);
+          await waitFor(
+            async () => (await status(res.body.jobId)).state === 'completed',
+            60000,
+            'the rebuild',
+          );
+          expect(await rollups()).to.deep.equal(folded);
+        },
+      ),
+      { numRuns: 5, endOnFailure: true },
+    );
+  });
+
   it('When events are committed but never enqueued (Redis lost them), then the sweeper folds them anyway', async () => {
     const services = testApp().services;
     const em = services.orm.em.fork();
