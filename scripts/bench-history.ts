@@ -29,13 +29,15 @@ import {
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
  * the unpaged whole-reason read), a cursor walk, the CSV export against `COPY ... TO STDOUT` of the same rows,
  * the whole-history export with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
- * whether its progress only rose) and three analytics reads.
+ * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
+ * `reads,exports,rebuild`) runs only some of them.
  */
 export async function benchHistory(): Promise<void> {
   const databaseUrl =
     process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench_history';
   const sizes = (process.env.BENCH_HISTORY_SIZES ?? '100000,10000000').split(',').map(Number);
   const requests = Math.max(3, Number(process.env.BENCH_HISTORY_REQUESTS ?? 20));
+  const parts = new Set((process.env.BENCH_HISTORY_PARTS ?? 'reads,exports,rebuild').split(','));
   const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-history-'));
   const log = (name: string) => path.join(logDir, `${name}.log`);
 
@@ -90,47 +92,52 @@ export async function benchHistory(): Promise<void> {
         table.push([name, await repeat(count, () => get(url))]);
       const analyticsRow = async (name: string, url: string) =>
         analytics.push([name, await repeat(requests, () => get(url))]);
-      await row('H1 page=0&size=20', '/api/stock-history?page=0&size=20');
-      await row('H1 page=2000&size=50', '/api/stock-history?page=2000&size=50');
-      await row('H1 page=200&size=50 (10,000 deep)', '/api/stock-history?page=200&size=50');
-      await row('H4 itemName=item 7&size=50', '/api/stock-history/search?itemName=item%207&size=50');
-      await row('H4 page=1000&size=50', '/api/stock-history/search?page=1000&size=50');
-      await row(
-        'H4 supplier, last 30 days',
-        `/api/stock-history/search?supplierId=${supplier}&startDate=${monthAgo.toISOString()}&endDate=${today.toISOString()}`,
-      );
-      await row('H2 item (unpaged, streamed)', `/api/stock-history/item/${item}`);
-      await row('H2 item size=50', `/api/stock-history/item/${item}?size=50`);
-      await row('H3 DAMAGED size=50', '/api/stock-history/reason/DAMAGED?size=50');
-      table.push(['H1 cursor walk, 20 pages of 50 from the front', await cursorWalk(base, auth, 20)]);
-      await row(
-        'H3 DAMAGED (unpaged, streamed)',
-        '/api/stock-history/reason/DAMAGED',
-        size > 1e6 ? 3 : requests,
-      );
-      printTable(table);
-
-      const exportUrl = `${base}/api/stock-history/export.csv?supplierId=${supplier}`;
-      const copySql = copyOf(historyExportQuery({ supplierId: supplier }));
-      const exportRuns: number[] = [];
-      const copyRuns: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        exportRuns.push((await get(exportUrl.slice(base.length))).ms);
-        copyRuns.push(await timeCopy(databaseUrl, copySql));
+      if (parts.has('reads')) {
+        await row('H1 page=0&size=20', '/api/stock-history?page=0&size=20');
+        await row('H1 page=2000&size=50', '/api/stock-history?page=2000&size=50');
+        await row('H1 page=200&size=50 (10,000 deep)', '/api/stock-history?page=200&size=50');
+        await row('H4 itemName=item 7&size=50', '/api/stock-history/search?itemName=item%207&size=50');
+        await row('H4 page=1000&size=50', '/api/stock-history/search?page=1000&size=50');
+        await row(
+          'H4 supplier, last 30 days',
+          `/api/stock-history/search?supplierId=${supplier}&startDate=${monthAgo.toISOString()}&endDate=${today.toISOString()}`,
+        );
+        await row('H2 item (unpaged, streamed)', `/api/stock-history/item/${item}`);
+        await row('H2 item size=50', `/api/stock-history/item/${item}?size=50`);
+        await row('H3 DAMAGED size=50', '/api/stock-history/reason/DAMAGED?size=50');
+        table.push(['H1 cursor walk, 20 pages of 50 from the front', await cursorWalk(base, auth, 20)]);
+        await row(
+          'H3 DAMAGED (unpaged, streamed)',
+          '/api/stock-history/reason/DAMAGED',
+          size > 1e6 ? 3 : requests,
+        );
+        printTable(table);
       }
-      const [bestExport, bestCopy] = [Math.min(...exportRuns), Math.min(...copyRuns)];
-      console.log(
-        `export.csv?supplierId (${(size / 20).toLocaleString('en')} rows): best ${secs(bestExport)} vs COPY TO STDOUT ${secs(bestCopy)}: ${(bestCopy / bestExport).toFixed(2)} of COPY`,
-      );
-      const rssBefore = web.rss();
-      let rssMax = rssBefore;
-      const sampler = setInterval(() => (rssMax = Math.max(rssMax, web.rss())), 250);
-      const whole = await get('/api/stock-history/export.csv');
-      clearInterval(sampler);
-      const wholeCopy = await timeCopy(databaseUrl, copyOf(historyExportQuery({})));
-      console.log(
-        `export.csv of the whole history: ${secs(whole.ms)} (${mb(whole.bytes)}) vs COPY ${secs(wholeCopy)}: ${(wholeCopy / whole.ms).toFixed(2)} of COPY; web RSS ${mb(rssBefore)} -> max ${mb(rssMax)} (+${mb(rssMax - rssBefore)})`,
-      );
+
+      if (parts.has('exports')) {
+        const exportUrl = `${base}/api/stock-history/export.csv?supplierId=${supplier}`;
+        const copySql = copyOf(historyExportQuery({ supplierId: supplier }));
+        const exportRuns: number[] = [];
+        const copyRuns: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          exportRuns.push((await get(exportUrl.slice(base.length))).ms);
+          copyRuns.push(await timeCopy(databaseUrl, copySql));
+        }
+        const [bestExport, bestCopy] = [Math.min(...exportRuns), Math.min(...copyRuns)];
+        console.log(
+          `export.csv?supplierId (${(size / 20).toLocaleString('en')} rows): best ${secs(bestExport)} vs COPY TO STDOUT ${secs(bestCopy)}: ${(bestCopy / bestExport).toFixed(2)} of COPY`,
+        );
+        const rssBefore = web.rss();
+        let rssMax = rssBefore;
+        const sampler = setInterval(() => (rssMax = Math.max(rssMax, web.rss())), 250);
+        const whole = await get('/api/stock-history/export.csv');
+        clearInterval(sampler);
+        const wholeCopy = await timeCopy(databaseUrl, copyOf(historyExportQuery({})));
+        console.log(
+          `export.csv of the whole history: ${secs(whole.ms)} (${mb(whole.bytes)}) vs COPY ${secs(wholeCopy)}: ${(wholeCopy / whole.ms).toFixed(2)} of COPY; web RSS ${mb(rssBefore)} -> max ${mb(rssMax)} (+${mb(rssMax - rssBefore)})`,
+        );
+      }
+      if (!parts.has('rebuild')) continue;
       await rebuild(base, auth, worker, size);
       // Analytics read the rollups: after the rebuild, which folded the entries the fill wrote in SQL.
       const analytics: [string, Timing][] = [];
