@@ -12,6 +12,7 @@ import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { RowStreams } from '../domain/shared/row-stream.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
+import { ReadReplicas } from './read-replicas.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -27,6 +28,8 @@ export interface Services {
   accounts: AccountCache;
   /** Cursor-backed reads of any size (unpaged lists, CSV exports) on a small pool of their own. */
   rows: RowStreams;
+  /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); undefined: none. */
+  replicas: ReadReplicas | undefined;
 }
 
 export async function openServices(config: Config, logger?: Logger): Promise<Services> {
@@ -41,7 +44,15 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   const probe = new DatabaseProbe(orm);
   const accounts = new AccountCache(config.databaseUrl, logger);
   const rows = new RowStreams(config.databaseUrl);
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows };
+  const replicas =
+    config.databaseReplicaUrls.length === 0
+      ? undefined
+      : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
+          maxLagMs: config.replicaMaxLagMs,
+          poolMax: config.dbPoolMax,
+          logger,
+        });
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, replicas };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -49,6 +60,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.accounts.close();
   await services.queues.close();
   await services.rows.close();
+  await services.replicas?.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await closeConsumerPool(services.orm.em);
   await services.orm.close(true);

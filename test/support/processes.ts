@@ -164,6 +164,32 @@ export class TestPostgres {
     await this.run('initdb', ['-D', this.dir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   }
 
+  /**
+   * A streaming replica of `primary` (running): `pg_basebackup -R` into a fresh temp dir, so that start() runs
+   * it as a hot standby that follows the primary.
+   */
+  async initReplicaOf(primary: TestPostgres): Promise<void> {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'stockroom-pg-replica-'));
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = postgresIds();
+      chownSync(this.dir, uid, gid);
+    }
+    await this.run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      this.dir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+    ]);
+  }
+
   /** pg_ctl start, returning once the server accepts connections. */
   async start(): Promise<void> {
     if (!this.dir) throw new Error('init() first');
