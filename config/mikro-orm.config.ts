@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { ENTITIES } from '../domain/entities.js';
 import { reclaimDeadConnections } from './reclaim-dead-connections.js';
+import { postgresConnection } from './postgres-tls.js';
 import {
   CONNECTION_LIFETIME_SECONDS,
   staggerConnectionLifetimes,
@@ -22,9 +23,10 @@ class Migrator {
   static register(): void {}
 }
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+export function ormOptions(databaseUrl: string, poolMax = 10, caPem?: string): Options {
+  const { connectionString, ssl } = postgresConnection(databaseUrl, caPem);
   return defineConfig({
-    clientUrl: databaseUrl,
+    clientUrl: connectionString,
     entities: [...ENTITIES],
     extensions: [Migrator],
     migrations: {
@@ -50,6 +52,7 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
       maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
       statement_timeout: 30000,
       application_name: 'stockroom',
+      ssl,
       onPoolCreated: (pool: Pool) => {
         reclaimDeadConnections(pool);
         staggerConnectionLifetimes(pool);

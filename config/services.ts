@@ -8,6 +8,7 @@ import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
 import { createProcessLogger } from './logger.js';
 import { createRedis } from './redis.js';
+import { postgresConnection } from './postgres-tls.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { RowStreams } from '../domain/shared/row-stream.js';
@@ -37,19 +38,21 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
     config.logLevel,
     config.nodeEnv === 'development' && process.stdout.isTTY === true,
   );
-  const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
-  const redis = createRedis(config.redisUrl, 'producer');
+  const orm = await openOrm(config.databaseUrl, config.dbPoolMax, config.databaseCa);
+  const redis = createRedis(config, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  const accounts = new AccountCache(config.databaseUrl, logger);
-  const rows = new RowStreams(config.databaseUrl);
+  const database = postgresConnection(config.databaseUrl, config.databaseCa);
+  const accounts = new AccountCache(database, logger);
+  const rows = new RowStreams(database);
   const replicas =
     config.databaseReplicaUrls.length === 0
       ? undefined
       : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
           maxLagMs: config.replicaMaxLagMs,
           poolMax: config.dbPoolMax,
+          caPem: config.databaseCa,
           logger,
         });
   return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, replicas };

@@ -23,7 +23,7 @@ export async function drainOnDoorbell(
   services: Services,
   consumer: OutboxConsumer,
   apply: ConsumerBatch,
-  options: { rebuildShared?: boolean; oneStatement?: OneStatementBatch } = {},
+  options: { rebuildShared?: boolean; oneStatement?: OneStatementBatch; stopping?: AbortSignal } = {},
 ): Promise<DrainResult> {
   const freeing = job.removeDeduplicationKey();
   const freed = freeing.then(
@@ -34,6 +34,7 @@ export async function drainOnDoorbell(
   const result = await drainConsumer(em, consumer, apply, {
     rebuildShared: options.rebuildShared,
     oneStatement: options.oneStatement,
+    stopping: options.stopping,
     freed,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
     onBatchError: (error, parts) =>

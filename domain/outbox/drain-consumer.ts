@@ -99,6 +99,8 @@ export interface DrainOptions {
   onPoison?: (error: unknown, part: number, itemId: string) => void;
   /** The consumer's batch as one statement (its fast path; `apply` stays the fallback of a failed one). */
   oneStatement?: OneStatementBatch;
+  /** Aborted at shutdown: the run ends between batches (each commits whole); the rest stays pending. */
+  stopping?: AbortSignal;
 }
 
 export interface DrainResult {
@@ -187,6 +189,7 @@ async function drain(
   let lastStarted = 0;
   let keepingUp = false;
   for (;;) {
+    if (options.stopping?.aborted) return result;
     if (keepingUp) {
       const wait = lastStarted + BATCH_SPACING_MS - performance.now();
       if (wait >= 1) await delay(wait);

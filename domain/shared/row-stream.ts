@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { SqlPart } from './sql.js';
+import type { PostgresConnection } from '../../config/postgres-tls.js';
 
 /**
  * Rows fetched per cursor round trip: enough to amortise the round trip, few enough that a batch dies young
@@ -35,9 +36,10 @@ export function toDollarParams(sql: string): string {
 export class RowStreams {
   private readonly pool: pg.Pool;
 
-  constructor(databaseUrl: string, max = 4) {
+  constructor(database: PostgresConnection, max = 4) {
     this.pool = new pg.Pool({
-      connectionString: databaseUrl,
+      connectionString: database.connectionString,
+      ssl: database.ssl,
       max,
       idleTimeoutMillis: 10000,
       connectionTimeoutMillis: 5000,
