@@ -233,6 +233,8 @@ export class TestPostgres {
       '-R',
       '-X',
       'stream',
+      // An immediate checkpoint: the default spread one makes the backup wait for most of a minute.
+      '--checkpoint=fast',
       '--no-sync',
     ]);
   }
