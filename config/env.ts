@@ -118,7 +118,8 @@ const schema = Joi.object({
   RUN_WORKERS: Joi.boolean().default(true),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   REDIS_PREFIX: Joi.string()
-    .pattern(/^[A-Za-z0-9_-]+$/)
+    // `{name}` is a Redis Cluster hash tag: every key of the service then lives in one slot (BullMQ's advice).
+    .pattern(/^(?:[A-Za-z0-9_-]+|\{[A-Za-z0-9_-]+\})$/)
     .default('stockroom'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(10).max(10000).default(200),
   DB_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),

@@ -21,10 +21,11 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
  */
 export class TestRedis {
   private process: ChildProcess | undefined;
+  private dir: string | undefined;
 
   constructor(
     readonly port: number,
-    private readonly options: { tls?: TestCertificates } = {},
+    private readonly options: { tls?: TestCertificates; args?: string[] } = {},
   ) {}
 
   get url(): string {
@@ -33,6 +34,8 @@ export class TestRedis {
 
   async start(): Promise<void> {
     const tls = this.options.tls;
+    // Its own working directory: a replica's full sync writes an RDB file there, never into the checkout.
+    this.dir ??= mkdtempSync(path.join(tmpdir(), 'stockroom-redis-'));
     const listen = tls
       ? [
           ...['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', tls.serverCert],
@@ -41,7 +44,18 @@ export class TestRedis {
       : ['--port', String(this.port)];
     this.process = spawn(
       'redis-server',
-      [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      [
+        ...listen,
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
+        ...(this.options.args ?? []),
+      ],
       {
         stdio: 'ignore',
       },
@@ -85,6 +99,80 @@ export class TestRedis {
     else spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { stdio: 'ignore' });
     await exited;
     this.process = undefined;
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/**
+ * A Redis Sentinel (`redis-server --sentinel`) owned by one test, watching the master `name` at `masterPort` (quorum 2, a master is down
+ * after 1 s). Its config file lives in a temp dir of its own (Sentinel rewrites it).
+ */
+export class TestSentinel {
+  private process: ChildProcess | undefined;
+  private dir: string | undefined;
+
+  constructor(
+    readonly port: number,
+    private readonly masterPort: number,
+    readonly name = 'stockroom',
+  ) {}
+
+  async start(): Promise<void> {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'stockroom-sentinel-'));
+    const file = path.join(this.dir, 'sentinel.conf');
+    writeFileSync(
+      file,
+      [
+        `port ${this.port}`,
+        'bind 127.0.0.1',
+        `dir ${this.dir}`,
+        `sentinel monitor ${this.name} 127.0.0.1 ${this.masterPort} 2`,
+        `sentinel down-after-milliseconds ${this.name} 1000`,
+        `sentinel failover-timeout ${this.name} 10000`,
+        `sentinel parallel-syncs ${this.name} 1`,
+        '',
+      ].join('\n'),
+    );
+    this.process = spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' });
+    await until(
+      async () => {
+        const client = this.client();
+        try {
+          return (await client.ping()) === 'PONG';
+        } catch {
+          return false;
+        } finally {
+          client.disconnect();
+        }
+      },
+      5000,
+      `redis-sentinel on ${this.port}`,
+    );
+  }
+
+  /** A plain client of this Sentinel (for SENTINEL commands). */
+  client(): Redis {
+    const client = new Redis({
+      port: this.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      lazyConnect: false,
+    });
+    client.on('error', () => undefined);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise(resolve => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    this.process = undefined;
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
   }
 }
 
@@ -164,7 +252,7 @@ export class TestPostgres {
 
   constructor(
     readonly port: number,
-    private readonly options: { tls?: TestCertificates } = {},
+    private readonly options: { tls?: TestCertificates; args?: string[] } = {},
   ) {}
 
   /** Why this machine cannot run a test cluster, or undefined when it can. */
