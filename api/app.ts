@@ -63,6 +63,8 @@ export function createApp(services: Services): BuiltApp {
   // the first untrusted hop connected from, which a client cannot choose by sending its own header.
   app.set('trust proxy', typeof config.trustProxy === 'number' ? config.trustProxy : [...config.trustProxy]);
   app.set('query parser', 'simple');
+  // Read by every streamed answer (presenters/stream-response.ts): how long a client may take no data.
+  app.locals.streamIdleTimeoutMs = config.streamIdleTimeoutMs;
   // req.log, req.em and req.query: made on first read, through accessors on the app's request prototype.
   installRequestLogger(app, logger);
   installUnitOfWork(app, orm);

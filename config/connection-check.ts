@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { Config } from './env.js';
-import { postgresConnection } from './postgres-tls.js';
+import { postgresConnection, settleSslmode } from './postgres-tls.js';
 import { redisHost, redisTls } from './redis-tls.js';
 
 /** Start-up gives the services this long in all (a platform stops a dyno that is not up within its own bound). */
@@ -53,7 +53,7 @@ async function untilDeadline(deadline: number, attempt: () => Promise<Attempt>):
 }
 
 async function checkPostgres(config: Pick<Config, 'databaseUrl' | 'databaseCa'>): Promise<Attempt> {
-  const database = postgresConnection(config.databaseUrl, config.databaseCa);
+  const database = postgresConnection(await settleSslmode(config.databaseUrl), config.databaseCa);
   const url = new URL(database.connectionString);
   const where = `PostgreSQL at ${database.host}:${url.port || 5432} (DATABASE_URL, sslmode=${database.sslmode})`;
   const client = new pg.Client({

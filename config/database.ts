@@ -1,9 +1,10 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormOptions } from './mikro-orm.config.js';
+import { settleSslmode } from './postgres-tls.js';
 
 /** Opens the ORM. MikroORM 7 connects lazily, so a database that is down fails requests (503), not start-up. `caPem`: DATABASE_CA_FILE. */
 export async function openOrm(databaseUrl: string, poolMax = 10, caPem?: string): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax, caPem));
+  return MikroORM.init(ormOptions(await settleSslmode(databaseUrl), poolMax, caPem));
 }
 
 const withMigrator = new WeakSet<MikroORM>();

@@ -51,6 +51,12 @@ export interface Config {
   readonly redisTls: RedisTlsSettings;
   /** Express's `trust proxy`: a hop count, or `loopback` and the like and addresses/CIDRs. */
   readonly trustProxy: number | readonly string[];
+  /** A streamed answer whose client takes no data this long is cut and its connection released. */
+  readonly streamIdleTimeoutMs: number;
+  /** Exports and unpaged history streams at once per user (per client address when anonymous). */
+  readonly streamsPerUser: number;
+  /** How long a write waits for a row lock before it answers 503 with Retry-After. */
+  readonly lockTimeoutMs: number;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); empty: none. */
   readonly databaseReplicaUrls: readonly string[];
   /** A replica further behind than this (by WAL position) gets no reads. */
@@ -134,6 +140,9 @@ const schema = Joi.object({
   REDIS_CA_FILE: Joi.string(),
   REDIS_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
   TRUST_PROXY: Joi.string().default('loopback'),
+  STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
+  STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
+  LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
   DATABASE_REPLICA_URL: Joi.string()
     .allow('')
     .description(
@@ -252,6 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rejectUnauthorized: v.REDIS_TLS_REJECT_UNAUTHORIZED,
     },
     trustProxy: trustProxy(v.TRUST_PROXY),
+    streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
+    streamsPerUser: v.STREAMS_PER_USER,
+    lockTimeoutMs: v.LOCK_TIMEOUT_MS,
     databaseReplicaUrls,
     replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,
     redisSentinel: redisSentinel(v.REDIS_SENTINELS, v.REDIS_SENTINEL_NAME, v.REDIS_SENTINEL_PASSWORD),

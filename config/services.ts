@@ -8,10 +8,11 @@ import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
 import { createProcessLogger } from './logger.js';
 import { createRedis } from './redis.js';
-import { postgresConnection } from './postgres-tls.js';
+import { postgresConnection, settleSslmode } from './postgres-tls.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
-import { RowStreams } from '../domain/shared/row-stream.js';
+import { CountedRowStreams, RowStreams } from '../domain/shared/row-stream.js';
+import { StreamSlots } from '../domain/shared/stream-slots.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
 import { ReadReplicas } from './read-replicas.js';
 
@@ -27,35 +28,60 @@ export interface Services {
   probe: DatabaseProbe;
   /** Accounts seen by the request path, dropped on every change (its LISTEN connection opens on first use). */
   accounts: AccountCache;
-  /** Cursor-backed reads of any size (unpaged lists, CSV exports) on a small pool of their own. */
-  rows: RowStreams;
+  /**
+   * Cursor-backed long reads (CSV exports, unpaged history) on a pool of their own, each counted against its
+   * owner's STREAMS_PER_USER slots.
+   */
+  rows: CountedRowStreams;
+  /** Cursor-backed unpaged lists of items, suppliers and products: not counted, on a second pool. */
+  lists: RowStreams;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); undefined: none. */
   replicas: ReadReplicas | undefined;
 }
+
+/** Lists need no slot; a few clients each load several at once. */
+const LIST_CONNECTIONS = 8;
+/** Connections of the counted streams per STREAMS_PER_USER: one user at their bound leaves room for others. */
+const STREAM_CONNECTIONS_PER_SLOT = 3;
 
 export async function openServices(config: Config, logger?: Logger): Promise<Services> {
   logger ??= await createProcessLogger(
     config.logLevel,
     config.nodeEnv === 'development' && process.stdout.isTTY === true,
   );
-  const orm = await openOrm(config.databaseUrl, config.dbPoolMax, config.databaseCa);
+  // libpq's default sslmode (prefer) is settled once, for every pool of the process.
+  const databaseUrl = await settleSslmode(config.databaseUrl);
+  const database = postgresConnection(databaseUrl, config.databaseCa);
+  const orm = await openOrm(databaseUrl, config.dbPoolMax, config.databaseCa);
   const redis = createRedis(config, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  const database = postgresConnection(config.databaseUrl, config.databaseCa);
   const accounts = new AccountCache(database, logger);
-  const rows = new RowStreams(database);
+  const slots = new StreamSlots(redis, config.redisPrefix, config.streamsPerUser, error =>
+    logger.warn({ err: error }, 'stream slots: Redis unavailable, counting in this process'),
+  );
+  const streamPool = new RowStreams(
+    database,
+    config.streamsPerUser * STREAM_CONNECTIONS_PER_SLOT,
+    'stockroom-stream',
+  );
+  const rows = new CountedRowStreams(streamPool, slots);
+  const lists = new RowStreams(database, LIST_CONNECTIONS, 'stockroom-list');
   const replicas =
     config.databaseReplicaUrls.length === 0
       ? undefined
-      : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
-          maxLagMs: config.replicaMaxLagMs,
-          poolMax: config.dbPoolMax,
-          caPem: config.databaseCa,
-          logger,
-        });
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, replicas };
+      : await ReadReplicas.open(
+          orm,
+          await Promise.all(config.databaseReplicaUrls.map(url => settleSslmode(url))),
+          {
+            maxLagMs: config.replicaMaxLagMs,
+            poolMax: config.dbPoolMax,
+            caPem: config.databaseCa,
+            logger,
+          },
+        );
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, replicas };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -63,7 +89,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.accounts.close();
   await services.queues.close();
   await services.rows.close();
-  await services.replicas?.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await closeConsumerPool(services.orm.em);
   await services.orm.close(true);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { loadConfig } from '../config/env.js';
-import { postgresConnection } from '../config/postgres-tls.js';
+import { postgresConnection, settleSslmode } from '../config/postgres-tls.js';
 import { runScript } from './run-script.js';
 
 /**
@@ -12,6 +12,7 @@ export async function createDatabases(
   extra: string[] = [],
   caPem?: string,
 ): Promise<string[]> {
+  databaseUrl = await settleSslmode(databaseUrl);
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   const wanted = [name, ...extra];
@@ -37,7 +38,8 @@ export async function createDatabases(
 }
 
 async function opens(databaseUrl: string, caPem: string | undefined): Promise<boolean> {
-  const client = new pg.Client(postgresConnection(databaseUrl, caPem));
+  const { connectionString, ssl } = postgresConnection(databaseUrl, caPem);
+  const client = new pg.Client({ connectionString, ssl });
   try {
     await client.connect();
     return true;

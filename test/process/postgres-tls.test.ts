@@ -43,16 +43,9 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
   });
 
   it('When DATABASE_URL says verify-full and DATABASE_CA_FILE names the CA, then the release step migrates, and requests, streams, the account feed and a worker drain all run over TLS', async () => {
-    const env = testEnv({ DATABASE_URL: url('verify-full'), DATABASE_CA_FILE: certs!.caFile });
-    const release = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    release.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    release.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    expect(await waitForExit(release, 60000), output).to.equal(0);
-    expect(output).to.contain('applied:');
+    expect(await release({ DATABASE_URL: url('verify-full'), DATABASE_CA_FILE: certs!.caFile })).to.contain(
+      'applied:',
+    );
 
     let app: TestApp | undefined;
     let workers: RunningWorkers | undefined;
@@ -84,14 +77,23 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
         'history of the item',
       );
       expect(history).to.have.length(4);
-      // The unpaged list above streamed from the stream pool; the account feed listens once a bearer was read.
+      // The unpaged history above streamed from the stream pool, this list from the list pool; the account feed
+      // listens once a bearer was read.
+      await client.get('/api/inventory').set('Authorization', admin.auth).expect(200);
       await waitFor(
         async () => (await tlsByApplication(url('verify-full'), certs!.caFile)).has('stockroom-accounts'),
         10000,
         'the account feed over TLS',
       );
       const names = await tlsByApplication(url('verify-full'), certs!.caFile);
-      for (const name of ['stockroom', 'stockroom-consumer', 'stockroom-stream', 'stockroom-accounts'])
+      const pools = [
+        'stockroom',
+        'stockroom-consumer',
+        'stockroom-stream',
+        'stockroom-list',
+        'stockroom-accounts',
+      ];
+      for (const name of pools)
         expect(names.get(name), `${name}: ${JSON.stringify([...names])}`).to.equal(true);
     } finally {
       await workers?.close();
@@ -100,22 +102,13 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
   });
 
   it('When DATABASE_URL says require and the CA is unknown to Stockroom (no CA file, or another CA file), then it runs: require encrypts and never verifies, as libpq', async () => {
-    for (const caFile of [undefined, certs!.otherCaFile]) {
-      const app = await startTestApp(
-        { DATABASE_URL: url('require'), ...(caFile ? { DATABASE_CA_FILE: caFile } : {}) },
-        { migrate: false },
-      );
-      try {
-        const admin = await createUser(app.services, 'ROLE_ADMIN', 'admin');
-        await apiClient(app).get('/api/inventory/count').set('Authorization', admin.auth).expect(200);
-        const [row] = await app.services.orm.em
-          .fork()
-          .execute<{ ssl: boolean }[]>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
-        expect(row.ssl).to.equal(true);
-      } finally {
-        await app.close();
-      }
-    }
+    await servesOverTls({ DATABASE_URL: url('require') });
+    await servesOverTls({ DATABASE_URL: url('require'), DATABASE_CA_FILE: certs!.otherCaFile });
+  });
+
+  it("When DATABASE_URL has no sslmode (as a platform add-on sets it), then TLS is used because the server offers it (libpq's default, prefer), by the release step and the app", async () => {
+    await release({ DATABASE_URL: server!.url });
+    await servesOverTls({ DATABASE_URL: server!.url });
   });
 
   it('When verify-full meets a certificate of an unknown CA, or sslmode is disable against a TLS-only server, then start-up stops within 10 s with one line naming PostgreSQL, its host and the setting', async () => {
@@ -128,18 +121,17 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
       { env: { DATABASE_URL: url('verify-full') }, setting: 'DATABASE_CA_FILE' },
       { env: { DATABASE_URL: url('disable') }, setting: 'sslmode' },
     ];
-    await Promise.all(
-      cases.map(async ({ env, setting }) => {
-        const failure = await startupFailure(
-          spawnStockroom(['--web'], testEnv({ PORT: String(await freePort()), LOG_LEVEL: 'info', ...env })),
-        );
-        expect(failure.ms, failure.output).to.be.below(10000);
-        expect(failure.code, failure.output).to.equal(1);
-        expect(failure.lines, failure.output).to.have.length(1);
-        expect(failure.lines[0]).to.contain(`PostgreSQL at ${host}`).and.contain(setting);
-        if (process.env.TEST_SHOW_FAILURES) console.log(failure.lines[0]);
-      }),
-    );
+    // One at a time: each is a whole Node process loading the app, on a machine shared with other suites.
+    for (const { env, setting } of cases) {
+      const failure = await startupFailure(
+        spawnStockroom(['--web'], testEnv({ PORT: String(await freePort()), LOG_LEVEL: 'info', ...env })),
+      );
+      expect(failure.ms, failure.output).to.be.below(10000);
+      expect(failure.code, failure.output).to.equal(1);
+      expect(failure.lines, failure.output).to.have.length(1);
+      expect(failure.lines[0]).to.contain(`PostgreSQL at ${host}`).and.contain(setting);
+      if (process.env.TEST_SHOW_FIGURES) console.log(failure.ms, failure.lines[0]);
+    }
   });
 
   it('When the database named by a verify-full URL is missing, then createDatabases makes it over TLS', async () => {
@@ -148,6 +140,34 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
     expect(await createDatabases(target, [], readFileSync(certs!.caFile, 'utf8'))).to.deep.equal([name]);
   });
 });
+
+/** The release step (`scripts/migrate.ts`, the Procfile's release line) with `env`: its output, once it exited 0. */
+async function release(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+    env: { ...process.env, ...testEnv(env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  expect(await waitForExit(child, 60000), output).to.equal(0);
+  return output;
+}
+
+/** An app with `env` answers an authenticated request, and its ORM connection uses TLS. */
+async function servesOverTls(env: Record<string, string>): Promise<void> {
+  const app = await startTestApp(env, { migrate: false });
+  try {
+    const admin = await createUser(app.services, 'ROLE_ADMIN', 'admin');
+    await apiClient(app).get('/api/inventory/count').set('Authorization', admin.auth).expect(200);
+    const [row] = await app.services.orm.em
+      .fork()
+      .execute<{ ssl: boolean }[]>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+    expect(row.ssl).to.equal(true);
+  } finally {
+    await app.close();
+  }
+}
 
 /** Per application_name of the connections now open: whether every one of them uses TLS. */
 async function tlsByApplication(databaseUrl: string, caFile: string): Promise<Map<string, boolean>> {

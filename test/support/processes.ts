@@ -229,6 +229,19 @@ export class WorkerProcess {
     await exited;
   }
 
+  /** SIGTERM (as a platform stops a dyno): the exit code and how long the process took to exit. */
+  async terminate(timeoutMs = 30000): Promise<{ code: number | null; ms: number }> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error('not running');
+    const started = Date.now();
+    const exited = new Promise<number | null>(resolve => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return { code, ms: Date.now() - started };
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
