@@ -49,6 +49,7 @@ export class ClientWritePositions {
 
   /** Counts a write as in flight (best effort: with Redis away, the client's reads go to the primary anyway). */
   async begin(client: number): Promise<void> {
+    if (this.redis.status !== 'ready') return;
     const key = this.key(client);
     await this.bounded(this.redis.multi().hincrby(key, 'pending', 1).pexpire(key, this.ttlMs).exec()).catch(
       () => undefined,
@@ -65,6 +66,8 @@ export class ClientWritePositions {
    * a write is in flight; undefined when Redis cannot tell (read on the primary).
    */
   async floor(client: number): Promise<number | undefined> {
+    // Redis away (or between masters): no wait for a timeout, the read goes to the primary.
+    if (this.redis.status !== 'ready') return undefined;
     try {
       const [pending, lsn] = await this.bounded(this.redis.hmget(this.key(client), 'pending', 'lsn'));
       if (Number(pending ?? 0) > 0) return Infinity;

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser } from '../support/users.js';
 import { inLanes, newItem, newSupplier } from '../support/inventory.js';
-import { WorkerProcess } from '../support/processes.js';
+import { killProcess, stopProcess, WorkerProcess } from '../support/processes.js';
 import { freePort } from '../support/ports.js';
 import { spawnStockroom, waitForHttp } from '../support/spawn-stockroom.js';
 import { testEnv } from '../support/test-env.js';
@@ -37,23 +37,9 @@ class WebProcess {
     await waitForHttp(`${this.url}/api/health`, 60000);
   }
 
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
+  kill = () => killProcess(this.child);
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
-    await exited;
-    clearTimeout(timer);
-  }
+  stop = () => stopProcess(this.child, 15000);
 }
 
 /**

@@ -222,11 +222,7 @@ export class WorkerProcess {
 
   /** kill -9: no graceful close, jobs in flight stay locked until their lock expires. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await killProcess(this.child);
   }
 
   /** SIGTERM (as a platform stops a dyno): the exit code and how long the process took to exit. */
@@ -243,14 +239,26 @@ export class WorkerProcess {
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
+    await stopProcess(this.child, 10000);
   }
+}
+
+/** kill -9 of a child this test started (by its handle, never by name); resolves once it is gone. */
+export async function killProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise(resolve => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** SIGTERM to a child this test started, SIGKILL after `graceMs`; resolves once it is gone. */
+export async function stopProcess(child: ChildProcess | undefined, graceMs: number): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise(resolve => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
