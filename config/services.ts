@@ -52,7 +52,10 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   // libpq's default sslmode (prefer) is settled once, for every pool of the process.
   const databaseUrl = await settleSslmode(config.databaseUrl);
   const database = postgresConnection(databaseUrl, config.databaseCa);
-  const orm = await openOrm(databaseUrl, config.dbPoolMax, config.databaseCa);
+  const orm = await openOrm(databaseUrl, config.dbPoolMax, {
+    lockTimeoutMs: config.lockTimeoutMs,
+    caPem: config.databaseCa,
+  });
   const redis = createRedis(config, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();

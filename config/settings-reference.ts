@@ -1,7 +1,7 @@
 import { environmentSchema } from './env.js';
 
 interface KeyDescription {
-  flags?: { default?: unknown; description?: string };
+  flags?: { default?: string | number | boolean; description?: string };
   metas?: { default?: string }[];
 }
 

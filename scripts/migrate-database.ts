@@ -8,7 +8,7 @@ await runScript(async () => {
   const config = loadConfig();
   await checkConnections(config, ['postgres']);
   await createDatabases(config.databaseUrl, [], config.databaseCa);
-  const orm = await openOrm(config.databaseUrl, 2, config.databaseCa);
+  const orm = await openOrm(config.databaseUrl, 2, { caPem: config.databaseCa });
   try {
     const applied = await migrate(orm);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');

@@ -57,7 +57,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       process.exit(1);
     }
     await createDatabases(config.databaseUrl, [], config.databaseCa);
-    const orm = await openOrm(config.databaseUrl, 2, config.databaseCa);
+    const orm = await openOrm(config.databaseUrl, 2, { caPem: config.databaseCa });
     try {
       await migrate(orm);
       const created = await seedDemoData(orm, config);
