@@ -53,8 +53,8 @@ export class Replica {
 }
 
 /**
- * The streaming replicas of DATABASE_REPLICA_URL (TLS settings as the primary's: each URL's sslmode and
- * DATABASE_CA_FILE) and how far each is behind. Lag is measured by WAL position,
+ * The streaming replicas of DATABASE_REPLICA_URL (TLS settings as the primary's: each URL's sslmode, settled by
+ * openOrm as the primary's, and DATABASE_CA_FILE) and how far each is behind. Lag is measured by WAL position,
  * never by replay timestamp (which grows without bound on an idle primary): every poll samples the primary's
  * insert position and each replica's replay position; a replica's lag is the age of the newest primary sample
  * it has replayed, so a replica that has everything of a moment ago is that far behind, whether or not anything
@@ -85,7 +85,7 @@ export class ReadReplicas {
     urls: readonly string[],
     options: { maxLagMs: number; poolMax: number; caPem: string | undefined; logger: Logger },
   ): Promise<ReadReplicas> {
-    const orms = await Promise.all(urls.map(url => openOrm(url, options.poolMax, options.caPem)));
+    const orms = await Promise.all(urls.map(url => openOrm(url, options.poolMax, { caPem: options.caPem })));
     return new ReadReplicas(
       primary,
       orms.map((orm, index) => new Replica(index, orm)),

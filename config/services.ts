@@ -74,16 +74,12 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   const replicas =
     config.databaseReplicaUrls.length === 0
       ? undefined
-      : await ReadReplicas.open(
-          orm,
-          await Promise.all(config.databaseReplicaUrls.map(url => settleSslmode(url))),
-          {
-            maxLagMs: config.replicaMaxLagMs,
-            poolMax: config.dbPoolMax,
-            caPem: config.databaseCa,
-            logger,
-          },
-        );
+      : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
+          maxLagMs: config.replicaMaxLagMs,
+          poolMax: config.dbPoolMax,
+          caPem: config.databaseCa,
+          logger,
+        });
   return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, replicas };
 }
 
