@@ -166,10 +166,7 @@ describe('Configuration', () => {
       password: 'sentinel-secret',
     });
     expectRejected({ DATABASE_REPLICA_URL: 'postgres://ok.example/db,mysql://x/y' }, 'DATABASE_REPLICA_URL');
-    expectRejected(
-      { DATABASE_REPLICA_URL: 'postgres://r.example/db?sslmode=allow' },
-      'DATABASE_REPLICA_URL',
-    );
+    expectRejected({ DATABASE_REPLICA_URL: 'postgres://r.example/db?sslmode=allow' }, 'DATABASE_REPLICA_URL');
     expectRejected({ REPLICA_MAX_LAG_MS: '0' }, 'REPLICA_MAX_LAG_MS');
     expectRejected({ REDIS_SENTINELS: 's1.example' }, 'REDIS_SENTINELS');
     expectRejected({ REDIS_SENTINELS: 's1.example:99999' }, 'REDIS_SENTINELS');
