@@ -105,7 +105,7 @@ const schema = Joi.object({
   JWT_SECRET: Joi.string().min(32).messages({ 'string.min': 'must be at least 32 bytes long' }),
   JWT_TTL: Joi.string().default('10h'),
   APP_DEMO_READONLY: Joi.boolean().default(false),
-  PUBLIC_URL: url.default('http://localhost:8080'),
+  PUBLIC_URL: url,
   FRONTEND_URL: url.default('http://localhost:5173'),
   CORS_ORIGINS: Joi.string().allow(''),
   OIDC_PROVIDER_ID: Joi.string()
@@ -227,7 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: v.JWT_SECRET ?? randomBytes(32).toString('hex'),
     jwtTtlSeconds: durationSeconds(v.JWT_TTL),
     demoReadonly: v.APP_DEMO_READONLY,
-    publicUrl: String(v.PUBLIC_URL).replace(/\/$/, ''),
+    publicUrl: String(v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/$/, ''),
     frontendUrl,
     corsOrigins: corsOrigins.map(o => new URL(o).origin),
     oidc: {

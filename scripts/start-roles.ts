@@ -1,6 +1,7 @@
 import { loadConfig, loadConfigWith, type Config } from '../config/env.js';
 import { closeServices, openServices } from '../config/services.js';
 import { runScript } from './run-script.js';
+import { warnWhenAutovacuumIsOff } from '../config/autovacuum-check.js';
 import { checkConnections } from '../config/connection-check.js';
 import type { LocalIdp } from './local-idp.js';
 import type { RunningServer } from '../api/server.js';
@@ -27,6 +28,7 @@ await runScript(async () => {
   }
   const services = await openServices(config);
   const log = services.logger;
+  await warnWhenAutovacuumIsOff(services.orm, log);
   if (roles.length === 0) {
     const { migrate } = await import('../config/database.js');
     const applied = await migrate(services.orm);
