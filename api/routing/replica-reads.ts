@@ -73,9 +73,10 @@ function onReplica(
       await run(req, res);
       count('replica');
     } catch (error) {
-      // The request's own mistakes (4xx) stand; anything else the replica did (down, restarting, a query
-      // cancelled by a conflict with recovery) is answered by the primary within the request.
-      if (res.headersSent || (error instanceof AppError && error.status < 500)) throw error;
+      // The request's own outcomes (AppErrors: a 4xx, or a 503 of a pool of the primary such as the stream
+      // pool) stand; a database error (the replica down, restarting, a query cancelled by a conflict with
+      // recovery) is answered by the primary within the request.
+      if (res.headersSent || error instanceof AppError) throw error;
       replicas.failed(replica, error);
       count('fallback');
       req.em = services.orm.em.fork();
