@@ -17,7 +17,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../domain/migrations', impo
  */
 /**
  * Stands in for `@mikro-orm/migrations` in the configuration: MikroORM.init() otherwise imports every installed
- * extension (the migrator alone is about 8 MB of heap) into every process. `migrate()` registers the real one.
+ * extension (the migrator alone is megabytes of heap) into every process. `migrate()` registers the real one.
  */
 class Migrator {
   static register(): void {}
@@ -42,8 +42,8 @@ export function ormOptions(
       transactional: true,
       allOrNothing: true,
     },
-    // No idle timeout: pg-pool arms (and at once clears) a timer on every release for it, ~2.5 µs of every
-    // query under load. An idle connection still closes at the end of its lifetime (below, 45-75 s).
+    // No idle timeout: pg-pool arms (and at once clears) a timer on every release for it, a measurable cost of
+    // every query under load. An idle connection still closes at the end of its lifetime (below).
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 0 },
     // pg Pool options: bounded wait for a connection (also while the pool is exhausted; R9/R14 allow <= 5 s)
     // and per statement.

@@ -8,7 +8,7 @@ import type { StreamSlots } from './stream-slots.js';
 
 /**
  * Rows fetched per cursor round trip: enough to amortise the round trip, few enough that a batch dies young
- * (measured: 1,000-row batches let the web process grow by ~60 MB over a 10^6-row JSON list).
+ * (larger batches outlived the young generation and grew the web process over a long JSON list).
  */
 const BATCH_ROWS = 250;
 
