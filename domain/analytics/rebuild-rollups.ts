@@ -75,6 +75,9 @@ export async function rebuildRollups(
     await client.query('begin isolation level repeatable read');
     const result = await rebuildIn(sql, onProgress);
     await client.query('commit');
+    // The rollups were replaced whole: their statistics are made anew, or the readers' plans would still
+    // assume the old row counts.
+    await client.query(`analyze ${ROLLUP_TABLES.join(', ')}`);
     return { ...result, durationMs: Date.now() - started };
   } finally {
     // Closing the connection ends an unfinished transaction and releases the session lock.
