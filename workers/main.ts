@@ -11,7 +11,7 @@ import { analytics } from './analytics.worker.js';
 import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
-import { imports } from './imports.worker.js';
+import { handBackImports, imports } from './imports.worker.js';
 
 /**
  * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
@@ -47,7 +47,7 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
   analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
-  // An import is one long transaction holding its rows' locks: one at a time per process.
+  // An import holds a connection and its temporary tables for its run: one at a time per process.
   imports: { concurrency: 1 },
 };
 
@@ -75,7 +75,9 @@ export function startWorkers(
     close: async () => {
       await clock?.stop();
       await relay?.stop();
-      // close() waits for the jobs in flight, so nothing is left for stall detection.
+      // close() waits for the jobs in flight, so nothing is left for stall detection; an import hands its job
+      // back instead of running on.
+      handBackImports();
       await Promise.all(workers.map(worker => worker.close()));
       await connection.quit().catch(() => connection.disconnect());
     },

@@ -6,13 +6,13 @@ import type { ImportReport } from './run-import.js';
 
 export interface ImportStatus {
   jobId: string;
-  state: 'queued' | 'running' | 'completed' | 'failed';
+  state: 'queued' | 'running' | 'applying' | 'completed' | 'failed' | 'cancelled';
   dryRun: boolean;
   progress: { rowsRead: number; rowsTotal: number | null };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
-  /** The report (completed), `{ error }` (failed) or null (not finished). */
+  /** The report (completed), `{ error }` (failed) or null (not finished, or cancelled). */
   report: ImportReport | { error: string } | null;
   /** The language the report's messages are given in (that of the import request). */
   language: string;
