@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
-import type { ImportKindName } from './import-kinds.js';
+import { isImportJobId, type ImportKindName } from './import-kinds.js';
 
 /**
  * DELETE of an import: a queued or running one (still validating) ends as cancelled and nothing of it is
@@ -8,6 +8,7 @@ import type { ImportKindName } from './import-kinds.js';
  * applying, or finished: 409. Unknown, or of the other kind: 404.
  */
 export async function cancelImport(em: EntityManager, kind: ImportKindName, jobId: string): Promise<void> {
+  if (!isImportJobId(jobId)) throw new NotFoundError('csv.import.not.found');
   const cancelled = await em.execute<{ id: string }[]>(
     `update csv_import set state = 'cancelled', finished_at = now(), updated_at = now()
       where public_id = ? and kind = ? and state in ('queued', 'running') returning id`,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
 import { isoSql } from '../shared/sql.js';
-import type { ImportKindName } from './import-kinds.js';
+import { isImportJobId, type ImportKindName } from './import-kinds.js';
 import type { ImportReport } from './run-import.js';
 
 export interface ImportStatus {
@@ -24,6 +24,7 @@ export async function getImportStatus(
   kind: ImportKindName,
   jobId: string,
 ): Promise<ImportStatus> {
+  if (!isImportJobId(jobId)) throw new NotFoundError('csv.import.not.found');
   const rows = await em.execute<
     (Omit<ImportStatus, 'jobId' | 'progress'> & { rowsRead: number; rowsTotal: number | null })[]
   >(
