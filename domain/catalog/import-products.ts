@@ -2,9 +2,10 @@ import { pendingRowsInsert } from '../outbox/consumers.js';
 import { isoSql } from '../shared/sql.js';
 import {
   checkFields,
-  DUPLICATE_WINDOWS,
   ImportConflict,
+  markDuplicates,
   nulProblems,
+  rejectionsSql,
   toCounts,
   type ImportKind,
 } from '../imports/import-kind.js';
@@ -44,23 +45,13 @@ with resolved as (
     left join product n on lower(n.name) = lower(r.name)
     left join product g on r.sku is null and lower(g.sku) = lower(r.generated_sku)
 )
-select resolved.*, ${DUPLICATE_WINDOWS} from resolved`;
+select * from resolved`;
 
-const REJECT_SQL = `
-insert into import_rejection (line, position, "column", message_key, params)
-select x.line, p.position, p.col, p.key, p.params
-  from import_plan x
- cross join lateral (select x.name_first < x.line or coalesce(x.sku_first < x.line, false) as dup,
-                            coalesce(x.target_first < x.line, false) as same_target) d
- cross join lateral (values
-   (1, 'name', 'csv.import.row.duplicate', jsonb_build_object('line', x.name_first), x.name_first < x.line),
-   (2, 'sku', 'csv.import.row.duplicate', jsonb_build_object('line', x.sku_first), x.sku_first < x.line),
-   (3, case when x.by_sku then 'sku' else 'name' end, 'csv.import.row.duplicate',
-       jsonb_build_object('line', x.target_first), not d.dup and d.same_target),
-   (4, 'name', 'product.name.duplicate', jsonb_build_object('name', x.name),
-       not d.dup and not d.same_target and x.name_clash)
- ) p(position, col, key, params, hit)
- where p.hit`;
+const REJECT_SQL = rejectionsSql(
+  'x.name_clash',
+  `(4, 'name', 'product.name.duplicate', jsonb_build_object('name', x.name),
+       not d.dup and not d.same_target and x.name_clash)`,
+);
 
 /** A generated sku that a product has already (about one in 10^6 at a million products) is drawn again. */
 const REDRAW_SKUS_SQL = `
@@ -144,6 +135,7 @@ export const PRODUCT_IMPORT: ImportKind = {
   },
   async validate(sql) {
     await sql(PLAN_SQL);
+    await markDuplicates(sql);
     await sql(REJECT_SQL);
     await sql('delete from import_plan where line in (select line from import_rejection)');
     if ((await sql('select 1 from import_plan where generated_taken limit 1')).length > 0)

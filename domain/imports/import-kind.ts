@@ -85,10 +85,43 @@ export const toCounts = (row: Record<string, unknown>): ImportCounts => ({
 
 /**
  * Within-file clashes, shared by both kinds: a later row with the name, the sku or the target of an earlier row
- * is refused (`csv.import.row.duplicate` with the first line). SQL over a `ranked` CTE that has line, name,
- * sku, target and by_sku.
+ * is refused (`csv.import.row.duplicate` with the first line). Hash aggregates keep only the keys named more
+ * than once (no sort of the whole file); the plan's rows get `name_first`, `sku_first` and `target_first`
+ * where they repeat an earlier row.
  */
-export const DUPLICATE_WINDOWS = `
-  min(line) over (partition by lower(name)) as name_first,
-  case when sku is not null then min(line) over (partition by lower(sku)) end as sku_first,
-  case when target is not null then min(line) over (partition by target) end as target_first`;
+export async function markDuplicates(sql: SqlRun): Promise<void> {
+  await sql(
+    'alter table import_plan add column name_first integer, add column sku_first integer, add column target_first integer',
+  );
+  for (const [column, key] of [
+    ['name_first', 'lower(name)'],
+    ['sku_first', 'lower(sku)'],
+    ['target_first', 'target'],
+  ])
+    await sql(`
+      update import_plan x set ${column} = d.first
+        from (select ${key} as k, min(line) as first from import_plan where ${key} is not null
+               group by 1 having count(*) > 1) d
+       where ${key.replace(/(name|sku|target)/, 'x.$1')} = d.k and x.line > d.first`);
+}
+
+/**
+ * The rejections of the plan's rows that have a problem (`suspect`), the first problem of each in the order
+ * of `problems` (SQL `values` rows of (position, column, key, params, hit) over plan row `x` and the row's
+ * `dup` / `same_target` flags).
+ */
+export const rejectionsSql = (suspect: string, problems: string) => `
+insert into import_rejection (line, position, "column", message_key, params)
+select x.line, p.position, p.col, p.key, p.params
+  from import_plan x
+ cross join lateral (select x.name_first is not null or x.sku_first is not null as dup,
+                            x.target_first is not null as same_target) d
+ cross join lateral (values
+   (1, 'name', 'csv.import.row.duplicate', jsonb_build_object('line', x.name_first), x.name_first is not null),
+   (2, 'sku', 'csv.import.row.duplicate', jsonb_build_object('line', x.sku_first), x.sku_first is not null),
+   (3, case when x.by_sku then 'sku' else 'name' end, 'csv.import.row.duplicate',
+       jsonb_build_object('line', x.target_first), not d.dup and d.same_target),
+   ${problems}
+ ) p(position, col, key, params, hit)
+ where (x.name_first is not null or x.sku_first is not null or x.target_first is not null or ${suspect})
+   and p.hit`;

@@ -35,6 +35,7 @@ const APPLY_ATTEMPTS = 5;
 /** How long the apply waits for one of its rows (an adjust in flight, another import's apply). */
 const APPLY_LOCK_TIMEOUT = '20s';
 /** PostgreSQL errors after which the plan is checked again: unique, deadlock, lock timeout, serialization. */
+const WORK_MEM = '128MB';
 const RETRYABLE = new Set(['23505', '40P01', '55P03', '40001']);
 
 interface StoredImport {
@@ -123,6 +124,8 @@ export async function runImport(
   try {
     // One run at a time per import: a stalled job handed to a second worker waits here, then finds it done.
     await client.query('select pg_advisory_lock($1, $2)', [IMPORT_LOCK_NS, id]);
+    // The set-based checks hash whole tables: room for their hash tables in memory (reset on release).
+    await client.query(`set work_mem = '${WORK_MEM}'`);
     [stored] = await sql<StoredImport>(
       `select kind, content, dry_run, create_suppliers, requested_by, correlation_id, state, report
          from csv_import where id = $1`,
@@ -225,6 +228,7 @@ export async function runImport(
 async function releaseClient(client: pg.PoolClient, sql: SqlRun, id: string): Promise<void> {
   try {
     await sql(`drop table if exists ${TEMP_TABLES}`);
+    await client.query('reset work_mem');
     await client.query('select pg_advisory_unlock($1, $2)', [IMPORT_LOCK_NS, id]);
     client.release();
   } catch {

@@ -3,9 +3,10 @@ import { pendingRowsInsert } from '../outbox/consumers.js';
 import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
 import {
   checkFields,
-  DUPLICATE_WINDOWS,
   ImportConflict,
+  markDuplicates,
   nulProblems,
+  rejectionsSql,
   toCounts,
   type ImportKind,
 } from '../imports/import-kind.js';
@@ -48,28 +49,18 @@ with resolved as (
     left join inventory_item n on lower(n.name) = lower(r.name)
     left join supplier sup on lower(sup.name) = lower(r.supplier_name)
 )
-select resolved.*, ${DUPLICATE_WINDOWS} from resolved`;
+select * from resolved`;
 
-const REJECT_SQL = `
-insert into import_rejection (line, position, "column", message_key, params)
-select x.line, p.position, p.col, p.key, p.params
-  from import_plan x
- cross join lateral (select x.name_first < x.line or coalesce(x.sku_first < x.line, false) as dup,
-                            coalesce(x.target_first < x.line, false) as same_target) d
- cross join lateral (select x.supplier_name is not null and x.supplier_id is null and not $1::boolean
-                            as unknown_supplier,
-                            x.supplier_name is null and x.target is null as no_supplier) s
- cross join lateral (values
-   (1, 'name', 'csv.import.row.duplicate', jsonb_build_object('line', x.name_first), x.name_first < x.line),
-   (2, 'sku', 'csv.import.row.duplicate', jsonb_build_object('line', x.sku_first), x.sku_first < x.line),
-   (3, case when x.by_sku then 'sku' else 'name' end, 'csv.import.row.duplicate',
-       jsonb_build_object('line', x.target_first), not d.dup and d.same_target),
-   (4, 'supplierName', 'error.not.found.supplier', null, not d.dup and not d.same_target and s.unknown_supplier),
-   (5, 'supplierName', 'inventory.item.supplier.required', null, not d.dup and not d.same_target and s.no_supplier),
-   (6, 'name', 'error.duplicate.resource', null,
-       not d.dup and not d.same_target and not s.unknown_supplier and not s.no_supplier and x.name_clash)
- ) p(position, col, key, params, hit)
- where p.hit`;
+const UNKNOWN_SUPPLIER = 'x.supplier_name is not null and x.supplier_id is null and not $1::boolean';
+const NO_SUPPLIER = 'x.supplier_name is null and x.target is null';
+
+const REJECT_SQL = rejectionsSql(
+  `(${UNKNOWN_SUPPLIER}) or (${NO_SUPPLIER}) or x.name_clash`,
+  `(4, 'supplierName', 'error.not.found.supplier', null, not d.dup and not d.same_target and ${UNKNOWN_SUPPLIER}),
+   (5, 'supplierName', 'inventory.item.supplier.required', null, not d.dup and not d.same_target and ${NO_SUPPLIER}),
+   (6, 'name', 'error.duplicate.resource', null, not d.dup and not d.same_target
+       and not (${UNKNOWN_SUPPLIER}) and not (${NO_SUPPLIER}) and x.name_clash)`,
+);
 
 const COUNT_SQL = `
 select count(*) filter (where x.target is null) as created,
@@ -185,6 +176,7 @@ export const ITEM_IMPORT: ImportKind = {
   },
   async validate(sql, options) {
     await sql(PLAN_SQL);
+    await markDuplicates(sql);
     await sql(REJECT_SQL, [options.createSuppliers]);
     await sql('delete from import_plan where line in (select line from import_rejection)');
     return toCounts((await sql(COUNT_SQL))[0]);

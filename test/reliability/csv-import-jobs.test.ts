@@ -107,7 +107,7 @@ describe('CSV import jobs: cancel, concurrent imports, SIGTERM hand-back, writes
 
     it('When two imports count the same items in opposite orders at once, then both complete and every chain holds', async () => {
       const own = await newSupplier(api(), admin.auth);
-      const items = [];
+      const items: { id: string; name: string }[] = [];
       for (let i = 0; i < 40; i++) items.push(await newItem(api(), admin.auth, own.id, { quantity: 10 }));
       const rows = (quantity: number) => items.map(i => [i.name, '', quantity, '2.00', own.name, 0]);
       workers.push(startWorkers(testApp().services, { clock: false }));
