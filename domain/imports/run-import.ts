@@ -36,11 +36,12 @@ const APPLY_ATTEMPTS = 5;
 const APPLY_LOCK_TIMEOUT = '20s';
 /** PostgreSQL errors after which the plan is checked again: unique, deadlock, lock timeout, serialization. */
 const WORK_MEM = '128MB';
+const STATEMENT_TIMEOUT = '10min';
 const RETRYABLE = new Set(['23505', '40P01', '55P03', '40001']);
 
 interface StoredImport {
   kind: ImportKindName;
-  content: Buffer;
+  size: number;
   dry_run: boolean;
   create_suppliers: boolean;
   requested_by: string;
@@ -124,17 +125,20 @@ export async function runImport(
   try {
     // One run at a time per import: a stalled job handed to a second worker waits here, then finds it done.
     await client.query('select pg_advisory_lock($1, $2)', [IMPORT_LOCK_NS, id]);
-    // The set-based checks hash whole tables: room for their hash tables in memory (reset on release).
+    // The set-based checks hash whole tables: room for their hash tables in memory; the COPY and the checks
+    // of a large file outlast the pool's per-statement timeout (both reset on release).
     await client.query(`set work_mem = '${WORK_MEM}'`);
+    await client.query(`set statement_timeout = '${STATEMENT_TIMEOUT}'`);
     [stored] = await sql<StoredImport>(
-      `select kind, content, dry_run, create_suppliers, requested_by, correlation_id, state, report
+      `select kind, octet_length(content) as size, dry_run, create_suppliers, requested_by, correlation_id,
+              state, report
          from csv_import where id = $1`,
       [id],
     );
     if (!stored || ['completed', 'failed', 'cancelled'].includes(stored.state))
       return stored?.report ?? undefined;
-    const content = Buffer.from(stored.content);
-    total = estimateRows(content);
+    const first = await readChunk(em, id, 0);
+    total = Math.round((estimateRows(first) * stored.size) / Math.max(1, first.length));
     const started = await sql(
       `update csv_import set state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()),
               rows_total = $1, rows_read = 0, updated_at = now()
@@ -159,7 +163,13 @@ export async function runImport(
     };
 
     await createTempTables(sql, kind);
-    const { rows, early } = await stageImport(client, kind, content, options.isKey, progress);
+    const { rows, early } = await stageImport(
+      client,
+      kind,
+      storedFile(em, id, first, stored.size),
+      options.isKey,
+      progress,
+    );
     await sql('analyze import_row');
     await sql('update csv_import set rows_total = $1, rows_read = $1, updated_at = now() where id = $2', [
       rows,
@@ -224,11 +234,33 @@ export async function runImport(
   return report;
 }
 
+/** Bytes of the stored file read at once (on the pool: the import's own connection is busy copying). */
+const CHUNK_BYTES = 1024 * 1024;
+
+async function readChunk(em: EntityManager, id: string, at: number): Promise<Buffer> {
+  const [row] = await em.execute<{ part: Buffer }[]>(
+    'select substring(content from ? for ?) as part from csv_import where id = ?',
+    [at + 1, CHUNK_BYTES, id],
+  );
+  return Buffer.from(row.part);
+}
+
+/** The stored file in chunks, so a 20 MB file is never held whole (nor as the hex text of its bytea). */
+async function* storedFile(
+  em: EntityManager,
+  id: string,
+  first: Buffer,
+  size: number,
+): AsyncGenerator<Buffer> {
+  yield first;
+  for (let at = CHUNK_BYTES; at < size; at += CHUNK_BYTES) yield readChunk(em, id, at);
+}
+
 /** Drops the temporary tables and the run's lock; a connection that cannot is discarded, not pooled. */
 async function releaseClient(client: pg.PoolClient, sql: SqlRun, id: string): Promise<void> {
   try {
     await sql(`drop table if exists ${TEMP_TABLES}`);
-    await client.query('reset work_mem');
+    await client.query('reset work_mem; reset statement_timeout');
     await client.query('select pg_advisory_unlock($1, $2)', [IMPORT_LOCK_NS, id]);
     client.release();
   } catch {

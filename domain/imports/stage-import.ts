@@ -27,7 +27,8 @@ const copyValue = (value: string | number | boolean | null): string =>
 const isProblems = (staged: StagedValues | RowProblem[]): staged is RowProblem[] =>
   typeof staged[0] === 'object' && staged[0] !== null;
 
-const BATCH_BYTES = 256 * 1024;
+/** COPY text sent per write: small enough to be allocated and freed without growing the process. */
+const BATCH_BYTES = 64 * 1024;
 
 /**
  * Streams the file into the temporary table `import_row` with COPY: the header's problems and every row's
@@ -38,7 +39,7 @@ const BATCH_BYTES = 256 * 1024;
 export async function stageImport(
   client: pg.PoolClient,
   kind: ImportKind,
-  content: Buffer,
+  content: AsyncIterable<Buffer>,
   isKey: (key: string) => boolean,
   onProgress: (rows: number) => Promise<void>,
 ): Promise<{ rows: number; early: EarlyRejections }> {

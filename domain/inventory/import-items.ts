@@ -9,6 +9,7 @@ import {
   rejectionsSql,
   toCounts,
   type ImportKind,
+  type StagedValues,
 } from '../imports/import-kind.js';
 import { createItemBody } from './inventory.schemas.js';
 
@@ -26,6 +27,34 @@ interface ItemImportRow {
   price: number;
   supplierName?: string;
   minimumQuantity: number;
+}
+
+/** Text joi's trimmed `string().max(n)` keeps as it is (cells are never blank here). */
+const isPlainText = (text: string | undefined, max: number) =>
+  text === undefined || (text.length <= max && text.trim() === text && !text.includes('\u0000'));
+const PLAIN_COUNT = /^\d{1,6}$/;
+/** Below every price cap, with at most two decimals. */
+const PLAIN_PRICE = /^\d{1,7}(?:\.\d{1,2})?$/;
+
+/**
+ * A row whose every cell is plainly valid (the common case), staged without joi: a subset of what the joi
+ * schema accepts, converted as joi converts it. Anything else goes through the schema, for its messages.
+ */
+function plainRow(values: Record<string, string>): StagedValues | undefined {
+  const { name, sku, quantity, price, supplierName, minimumQuantity } = values;
+  if (name === undefined || quantity === undefined || price === undefined) return undefined;
+  if (!isPlainText(name, 255) || !isPlainText(sku, 64) || !isPlainText(supplierName, 255)) return undefined;
+  if (!PLAIN_COUNT.test(quantity) || (minimumQuantity !== undefined && !PLAIN_COUNT.test(minimumQuantity)))
+    return undefined;
+  if (!PLAIN_PRICE.test(price) || Number(price) < 0.01) return undefined;
+  return [
+    name,
+    sku ?? null,
+    Number(quantity),
+    price,
+    supplierName ?? null,
+    minimumQuantity === undefined ? null : Number(minimumQuantity),
+  ];
 }
 
 /** Whether the row changes a field of its item `i` other than the quantity (columns left out keep theirs). */
@@ -160,6 +189,8 @@ export const ITEM_IMPORT: ImportKind = {
     ['minimum_quantity', 'integer'],
   ],
   stage(values, isKey) {
+    const plain = plainRow(values);
+    if (plain) return plain;
     const nul = nulProblems(values);
     if (nul.length > 0) return nul;
     const checked = checkFields<ItemImportRow>(rowSchema, values, isKey);
