@@ -208,7 +208,10 @@ export async function runImport(
         await client.query('rollback');
         const code = (error as { code?: string }).code;
         const retry = error instanceof ImportConflict || (code !== undefined && RETRYABLE.has(code));
-        if (!retry || attempt >= APPLY_ATTEMPTS) throw error;
+        if (!retry) throw error;
+        // The database's message may quote a cell (a unique key): the job's failure names the code only.
+        if (attempt >= APPLY_ATTEMPTS)
+          throw new Error(`the import could not be applied (${code ?? 'conflict'})`);
         await sql(`update csv_import set state = 'running', updated_at = now() where id = $1`, [id]);
       } finally {
         applying = false;
@@ -238,11 +241,14 @@ export async function runImport(
 const CHUNK_BYTES = 1024 * 1024;
 
 async function readChunk(em: EntityManager, id: string, at: number): Promise<Buffer> {
-  const [row] = await em.execute<{ part: Buffer }[]>(
-    'select substring(content from ? for ?) as part from csv_import where id = ?',
+  // Straight on the driver: bytea slices need none of the ORM's result handling.
+  const result = await (
+    await nativePool(em)
+  ).query<{ part: Buffer }>(
+    'select substring(content from $1 for $2) as part from csv_import where id = $3',
     [at + 1, CHUNK_BYTES, id],
   );
-  return Buffer.from(row.part);
+  return result.rows[0].part;
 }
 
 /** The stored file in chunks, so a 20 MB file is never held whole (nor as the hex text of its bytea). */
