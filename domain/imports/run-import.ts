@@ -211,6 +211,7 @@ export async function runImport(
         if (!retry) throw error;
         // The database's message may quote a cell (a unique key): the job's failure names the code only.
         if (attempt >= APPLY_ATTEMPTS)
+          // eslint-disable-next-line preserve-caught-error -- the cause would put that message in the log
           throw new Error(`the import could not be applied (${code ?? 'conflict'})`);
         await sql(`update csv_import set state = 'running', updated_at = now() where id = $1`, [id]);
       } finally {
