@@ -1,9 +1,17 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormOptions } from './mikro-orm.config.js';
 
-/** Opens the ORM. MikroORM 7 connects lazily, so a database that is down fails requests (503), not start-up. */
-export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+/**
+ * Opens the ORM. MikroORM 7 connects lazily, so a database that is down fails requests (503), not start-up.
+ * `lockTimeoutMs`: how long a statement on its connections may wait for a lock (the service's processes; not
+ * the scripts, whose migrations may wait).
+ */
+export async function openOrm(
+  databaseUrl: string,
+  poolMax = 10,
+  options: { lockTimeoutMs?: number } = {},
+): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, options));
 }
 
 const withMigrator = new WeakSet<MikroORM>();

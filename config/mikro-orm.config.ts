@@ -22,7 +22,11 @@ class Migrator {
   static register(): void {}
 }
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+export function ormOptions(
+  databaseUrl: string,
+  poolMax = 10,
+  options: { lockTimeoutMs?: number } = {},
+): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities: [...ENTITIES],
@@ -49,6 +53,10 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
       // remade from the tables' sizes of now.
       maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
       statement_timeout: 30000,
+      // A write waits this long at most for a row lock (503 with Retry-After then), so writes queued behind a
+      // lock give their connections back instead of holding the pool until the statement timeout. Work that
+      // must wait longer (a rollup rebuild, a consumer's partition lock) lifts it for its own transaction.
+      ...(options.lockTimeoutMs ? { lock_timeout: options.lockTimeoutMs } : {}),
       application_name: 'stockroom',
       onPoolCreated: (pool: Pool) => {
         reclaimDeadConnections(pool);

@@ -41,6 +41,8 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
         min: 0,
         max: CONSUMER_CONNECTIONS,
         options: GENERIC_PLANS,
+        // A consumer's batches wait for their partitions and the rebuild lock as long as it takes.
+        lock_timeout: 0,
         application_name: 'stockroom-consumer',
         allowExitOnIdle: true,
       });

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
+import { ASYNC_COMMIT_SQL, NO_LOCK_TIMEOUT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
 import { CUSTOM_PLANS_SQL } from './plan-settings.js';
 import { consumerPool } from './consumer-pool.js';
@@ -397,6 +397,8 @@ async function applyItemByItem(
     try {
       for (;;) {
         const n = await nativeTransaction(em, async sql => {
+          // On the ORM's pool, whose lock timeout is for the request path: this one waits as the batches do.
+          await sql(`select ${NO_LOCK_TIMEOUT_SQL}`);
           await sql(`select ${transactionSettings(consumer, options.rebuildShared === true)}`);
           await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
           return apply(sql, [part], batchSize, itemId);
