@@ -10,6 +10,7 @@ import { hashPassword } from '../domain/users/passwords.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { createDatabases } from './create-databases.js';
 import { printTable } from './bench-support.js';
+import { procfileCommand } from './bench-processes.js';
 import { runScript } from './run-script.js';
 
 /**
@@ -54,13 +55,23 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's). */
+/**
+ * `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's), with the
+ * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see.
+ */
 async function startRole(role: '--web' | '--worker', port: number, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', role], {
-    cwd: ROOT,
-    env: env(port),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const heapFlags = procfileCommand(role === '--web' ? 'web' : 'worker').match(
+    /--[a-z-]+-size=\S+|--heap-\S+/g,
+  );
+  const child = spawn(
+    process.execPath,
+    [...(heapFlags ?? []), '--import', 'tsx', 'scripts/start-all.ts', role],
+    {
+      cwd: ROOT,
+      env: env(port),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 60000);

@@ -123,7 +123,9 @@ export async function runImport(
   };
   options.signal?.addEventListener('abort', stop);
   try {
-    // One run at a time per import: a stalled job handed to a second worker waits here, then finds it done.
+    // One run at a time per import: a stalled job handed to a second worker waits here (beyond the pool's
+    // lock timeout; the apply sets its own), then finds it done.
+    await client.query('set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1, $2)', [IMPORT_LOCK_NS, id]);
     // The set-based checks hash whole tables: room for their hash tables in memory; the COPY and the checks
     // of a large file outlast the pool's per-statement timeout (both reset on release).
@@ -267,7 +269,7 @@ async function* storedFile(
 async function releaseClient(client: pg.PoolClient, sql: SqlRun, id: string): Promise<void> {
   try {
     await sql(`drop table if exists ${TEMP_TABLES}`);
-    await client.query('reset work_mem; reset statement_timeout');
+    await client.query('reset work_mem; reset statement_timeout; reset lock_timeout');
     await client.query('select pg_advisory_unlock($1, $2)', [IMPORT_LOCK_NS, id]);
     client.release();
   } catch {
