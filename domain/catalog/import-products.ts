@@ -2,7 +2,9 @@ import { pendingRowsInsert } from '../outbox/consumers.js';
 import { isoSql } from '../shared/sql.js';
 import {
   checkFields,
+  countPlanSql,
   ImportConflict,
+  lockTargetsSql,
   markDuplicates,
   nulProblems,
   rejectionsSql,
@@ -59,17 +61,9 @@ update import_plan x set generated_sku = 'SKU-' || upper(substr(md5(random()::te
  where x.target is null and x.sku is null
    and exists (select 1 from product g where lower(g.sku) = lower(x.generated_sku))`;
 
-const COUNT_SQL = `
-select count(*) filter (where x.target is null) as created,
-       count(*) filter (where x.target is not null and ${CHANGES}) as updated,
-       count(*) filter (where x.target is not null and not ${CHANGES}) as unchanged
-  from import_plan x left join product p on p.id = x.target`;
+const COUNT_SQL = countPlanSql('product', 'p', CHANGES);
 
-const LOCK_SQL = `
-select (select count(*) from import_plan where target is not null)::int as expected,
-       (select count(*) from (select p.id from product p
-                               where p.id in (select target from import_plan where target is not null)
-                               order by p.id for update) l)::int as locked`;
+const LOCK_SQL = lockTargetsSql('product');
 
 /** Known products: the fields that differ; a quantity change writes its event as updateProductFields does. */
 const UPDATE_SQL = `

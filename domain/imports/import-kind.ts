@@ -125,3 +125,20 @@ select x.line, p.position, p.col, p.key, p.params
  ) p(position, col, key, params, hit)
  where (x.name_first is not null or x.sku_first is not null or x.target_first is not null or ${suspect})
    and p.hit`;
+
+/** What the accepted rows of the plan would do to `table` (aliased `alias`) given the SQL test `changes`. */
+export const countPlanSql = (table: string, alias: string, changes: string) => `
+select count(*) filter (where x.target is null) as created,
+       count(*) filter (where x.target is not null and ${changes}) as updated,
+       count(*) filter (where x.target is not null and not ${changes}) as unchanged
+  from import_plan x left join ${table} ${alias} on ${alias}.id = x.target`;
+
+/**
+ * Locks the rows of `table` the plan changes, in id order (so two imports over the same rows cannot
+ * deadlock); answers how many the plan expects and how many are still there.
+ */
+export const lockTargetsSql = (table: string) => `
+select (select count(*) from import_plan where target is not null)::int as expected,
+       (select count(*) from (select t.id from ${table} t
+                               where t.id in (select target from import_plan where target is not null)
+                               order by t.id for update) l)::int as locked`;

@@ -3,7 +3,9 @@ import { pendingRowsInsert } from '../outbox/consumers.js';
 import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
 import {
   checkFields,
+  countPlanSql,
   ImportConflict,
+  lockTargetsSql,
   markDuplicates,
   nulProblems,
   rejectionsSql,
@@ -91,12 +93,7 @@ const REJECT_SQL = rejectionsSql(
        and not (${UNKNOWN_SUPPLIER}) and not (${NO_SUPPLIER}) and x.name_clash)`,
 );
 
-const COUNT_SQL = `
-select count(*) filter (where x.target is null) as created,
-       count(*) filter (where x.target is not null and (${FIELDS_DIFFER} or x.quantity <> i.quantity)) as updated,
-       count(*) filter (where x.target is not null and not (${FIELDS_DIFFER} or x.quantity <> i.quantity))
-         as unchanged
-  from import_plan x left join inventory_item i on i.id = x.target`;
+const COUNT_SQL = countPlanSql('inventory_item', 'i', `(${FIELDS_DIFFER} or x.quantity <> i.quantity)`);
 
 /** The payload of a stock event, as stock-event.ts and adjust-quantity.ts build it, for row `c` of item data. */
 const stockPayload = (change: string, before: string, after: string, reason: string) => `jsonb_build_object(
@@ -119,12 +116,7 @@ with created as (
 update import_plan x set supplier_id = c.id from created c
  where x.supplier_id is null and lower(x.supplier_name) = lower(c.name)`;
 
-/** The items the file changes, locked in id order (so two imports over the same items cannot deadlock). */
-const LOCK_SQL = `
-select (select count(*) from import_plan where target is not null)::int as expected,
-       (select count(*) from (select i.id from inventory_item i
-                               where i.id in (select target from import_plan where target is not null)
-                               order by i.id for update) l)::int as locked`;
+const LOCK_SQL = lockTargetsSql('inventory_item');
 
 /**
  * Known items: the fields and the counted quantity in one update (version + 1 for the fields, + 1 for the
