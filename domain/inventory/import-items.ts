@@ -80,7 +80,7 @@ with resolved as (
     left join inventory_item n on lower(n.name) = lower(r.name)
     left join supplier sup on lower(sup.name) = lower(r.supplier_name)
 )
-select * from resolved`;
+select resolved.*, case when target is null then gen_random_uuid() end as new_id from resolved`;
 
 const UNKNOWN_SUPPLIER = 'x.supplier_name is not null and x.supplier_id is null and not $1::boolean';
 const NO_SUPPLIER = 'x.supplier_name is null and x.target is null';
@@ -148,12 +148,15 @@ with old as (
 ), p as (${pendingRowsInsert('e')})
 select (select count(*) from changed)::int as updated, (select count(*) from e)::int as events`;
 
-/** New items, in file order, and an INITIAL_STOCK event for each with stock. */
+/**
+ * New items and an INITIAL_STOCK event for each with stock. Their ids were drawn with the plan (outside the
+ * transaction) and they are inserted in id order, so neighbouring inserts share primary-key pages.
+ */
 const INSERT_SQL = `
 with c as (
-  insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
-  select name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
-    from import_plan where target is null order by line
+  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
+  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
+    from import_plan where target is null order by new_id
   returning id, name, quantity, price, supplier_id, minimum_quantity
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
