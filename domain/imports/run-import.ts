@@ -113,6 +113,7 @@ export async function runImport(
   let stored: StoredImport | undefined;
   let events = 0;
   let total = 0;
+  let running = false;
   let report: ImportReport | undefined;
   // A shutdown stops the statement in flight (not the apply: it is short and commits or rolls back whole).
   let applying = false;
@@ -148,6 +149,7 @@ export async function runImport(
       [total, id],
     );
     if (started.length === 0) return undefined;
+    running = true;
     const kind = IMPORT_KINDS[stored.kind];
     const importOptions = {
       write: { user: stored.requested_by, correlationId: stored.correlation_id },
@@ -223,10 +225,12 @@ export async function runImport(
   } catch (error) {
     if (error instanceof Cancelled) return undefined;
     if (options.signal?.aborted) {
-      await em.execute(
-        `update csv_import set state = 'queued', updated_at = now() where id = ? and state = 'running'`,
-        [id],
-      );
+      // Only a run that had started it puts it back (not one still waiting for another run's lock).
+      if (running)
+        await em.execute(
+          `update csv_import set state = 'queued', updated_at = now() where id = ? and state = 'running'`,
+          [id],
+        );
       throw new HandedBack();
     }
     throw error;
