@@ -16,9 +16,10 @@ import { runScript } from './run-script.js';
 /**
  * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
  * their own so that each process's RSS is its own: export of 10^6 history rows as CSV and as the unpaged
- * JSON list (rows/s, idle and peak RSS; BENCH_CSV_HISTORY_ROWS=0 skips it), then imports of new items at
- * 10^4, 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): the dry runs, then the real runs, each
- * with rows/s, the time spent applying and the worker's peak RSS. Before a real run the consumers drain the
+ * JSON list (rows/s, idle and peak RSS; BENCH_CSV_HISTORY_ROWS=0 skips it), then imports of items at 10^4,
+ * 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): dry runs of new items, real runs of them, and
+ * real runs that count every one of them anew (updates), each with rows/s, the time spent applying and the
+ * worker's peak RSS. Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
  * `npm run bench:csv`, or standalone `npx tsx scripts/bench-csv.ts` (BENCH_DATABASE_URL).
  */
@@ -202,29 +203,39 @@ async function drainOutbox(): Promise<number> {
   return (Date.now() - started) / 1000;
 }
 
-/** A file of `rows` new items (names unique per size): about 14 bytes a row. */
-function importFile(rows: number, supplier: string): Buffer {
+/**
+ * A file of `rows` items (names unique per size): about 14 bytes a row. `shift` changes every quantity, so a
+ * file imported again with another shift counts every item anew (an update and an event per row).
+ */
+function importFile(rows: number, supplier: string, shift = 0): Buffer {
   const tag = String.fromCharCode(97 + Math.round(Math.log10(rows)));
   const lines = ['name,quantity,price,supplierName'];
-  for (let i = 0; i < rows; i++) lines.push(`${tag}${i},${(i % 500) + 1},${(i % 97) + 1},${supplier}`);
+  for (let i = 0; i < rows; i++)
+    lines.push(`${tag}${i},${((i + shift) % 500) + 1},${(i % 97) + 1},${supplier}`);
   return Buffer.from(lines.join('\n') + '\n');
 }
 
 async function benchImports(base: string, auth: string, supplier: string, worker: ChildProcess) {
   const imports: Record<string, string | number>[] = [];
-  for (const dryRun of [true, false])
+  const runs = [
+    ['dry run', 'new items', true, 0],
+    ['real run', 'new items', false, 0],
+    ['real run', 'items counted anew', false, 1],
+  ] as const;
+  for (const [label, what, dryRun, shift] of runs)
     for (const rows of IMPORT_SIZES) {
-      const file = importFile(rows, supplier);
+      const file = importFile(rows, supplier, shift);
       const drained = dryRun ? 0 : await drainOutbox();
       const idle = rssMb(worker.pid!);
       const { result, peak } = await peakRss(worker.pid!, () => timedImport(base, auth, file, dryRun));
       imports.push({
-        what: `${dryRun ? 'dry run' : 'real run'}, ${rows} new items (${(file.length / 1024 / 1024).toFixed(1)} MB)`,
+        what: `${label}, ${rows} ${what} (${(file.length / 1024 / 1024).toFixed(1)} MB)`,
         state: result.state,
         seconds: result.seconds.toFixed(1),
         'rows/s': Math.round(rows / result.seconds),
         'applying s': result.applying === undefined ? '-' : result.applying.toFixed(1),
         created: result.report.created ?? 0,
+        updated: result.report.updated ?? 0,
         rejected: result.report.rejectedCount ?? 0,
         'worker idle RSS MB': idle.toFixed(0),
         'worker peak RSS MB': peak.toFixed(0),
@@ -232,7 +243,7 @@ async function benchImports(base: string, auth: string, supplier: string, worker
       });
       console.log(JSON.stringify(imports.at(-1)));
     }
-  printTable('CSV import of new items (POST to job finished; worker process of its own)', imports);
+  printTable('CSV imports of items (POST to job finished; worker process of its own)', imports);
 }
 
 export async function benchCsv(): Promise<void> {
