@@ -4,6 +4,7 @@ import type { QueueProducer } from '../queues/queue-producer.js';
 import { ringDoorbells } from '../outbox/publish-events.js';
 import { nativePool, type SqlRun } from '../shared/native-transaction.js';
 import { estimateRows } from './csv-records.js';
+import { readChunk, storedFile } from './stored-file.js';
 import { IMPORT_KINDS, type ImportKindName } from './import-kinds.js';
 import { ImportConflict, type ImportCounts, type ImportKind, type RowRejection } from './import-kind.js';
 import { MAX_LISTED_REJECTIONS, stageImport, type EarlyRejections } from './stage-import.js';
@@ -242,31 +243,6 @@ export async function runImport(
   // One ring per consumer wakes it for every event the import wrote.
   if (events > 0) await ringDoorbells(queues);
   return report;
-}
-
-/** Bytes of the stored file read at once (on the pool: the import's own connection is busy copying). */
-const CHUNK_BYTES = 1024 * 1024;
-
-async function readChunk(em: EntityManager, id: string, at: number): Promise<Buffer> {
-  // Straight on the driver: bytea slices need none of the ORM's result handling.
-  const result = await (
-    await nativePool(em)
-  ).query<{ part: Buffer }>(
-    'select substring(content from $1 for $2) as part from csv_import where id = $3',
-    [at + 1, CHUNK_BYTES, id],
-  );
-  return result.rows[0].part;
-}
-
-/** The stored file in chunks, so a 20 MB file is never held whole (nor as the hex text of its bytea). */
-async function* storedFile(
-  em: EntityManager,
-  id: string,
-  first: Buffer,
-  size: number,
-): AsyncGenerator<Buffer> {
-  yield first;
-  for (let at = CHUNK_BYTES; at < size; at += CHUNK_BYTES) yield readChunk(em, id, at);
 }
 
 /** Drops the temporary tables and the run's lock; a connection that cannot is discarded, not pooled. */
