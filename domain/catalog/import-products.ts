@@ -129,6 +129,9 @@ export const PRODUCT_IMPORT: ImportKind = {
   },
   async validate(sql) {
     await sql(PLAN_SQL);
+    // Statistics for the plan's joins with the (possibly much larger) table: an index lookup per row for a
+    // small file, a hash join for a large one.
+    await sql('analyze import_plan');
     await markDuplicates(sql);
     await sql(REJECT_SQL);
     await sql('delete from import_plan where line in (select line from import_rejection)');

@@ -129,9 +129,12 @@ export async function runImport(
     // lock timeout; the apply sets its own), then finds it done.
     await client.query('set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1, $2)', [IMPORT_LOCK_NS, id]);
-    // The set-based checks hash whole tables: room for their hash tables in memory; the COPY and the checks
-    // of a large file outlast the pool's per-statement timeout (both reset on release).
+    // The set-based checks hash whole tables: room for their hash tables in memory; index lookups priced as
+    // the cached reads they are, so a small file looks its rows up instead of scanning a large table (10^4
+    // rows against 10^6 items: 0.2 s instead of 3.3 s); the COPY and the checks of a large file outlast the
+    // pool's per-statement timeout (all reset on release).
     await client.query(`set work_mem = '${WORK_MEM}'`);
+    await client.query('set random_page_cost = 1.1');
     await client.query(`set statement_timeout = '${STATEMENT_TIMEOUT}'`);
     [stored] = await sql<StoredImport>(
       `select kind, octet_length(content) as size, dry_run, create_suppliers, requested_by, correlation_id,
@@ -249,7 +252,7 @@ export async function runImport(
 async function releaseClient(client: pg.PoolClient, sql: SqlRun, id: string): Promise<void> {
   try {
     await sql(`drop table if exists ${TEMP_TABLES}`);
-    await client.query('reset work_mem; reset statement_timeout; reset lock_timeout');
+    await client.query('reset work_mem; reset random_page_cost; reset statement_timeout; reset lock_timeout');
     await client.query('select pg_advisory_unlock($1, $2)', [IMPORT_LOCK_NS, id]);
     client.release();
   } catch {

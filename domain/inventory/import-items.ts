@@ -202,6 +202,9 @@ export const ITEM_IMPORT: ImportKind = {
   },
   async validate(sql, options) {
     await sql(PLAN_SQL);
+    // Statistics for the plan's joins with the (possibly much larger) table: an index lookup per row for a
+    // small file, a hash join for a large one.
+    await sql('analyze import_plan');
     await markDuplicates(sql);
     await sql(REJECT_SQL, [options.createSuppliers]);
     await sql('delete from import_plan where line in (select line from import_rejection)');
