@@ -6,30 +6,19 @@ import { requeueImports } from '../domain/imports/requeue-imports.js';
 /** An import with no progress for this long is enqueued again by the sweep. */
 const IMPORT_IDLE_MS = 60_000;
 
-/** Imports running in this process, stopped by `handBackImports` at shutdown. */
-const running = new Set<AbortController>();
-
-/**
- * At shutdown (before the workers close, which waits for jobs in flight): every import that is not applying
- * stops where it is and its job goes back to the queue at once, for another worker (or the next start).
- */
-export function handBackImports(): void {
-  for (const controller of running) controller.abort();
-}
-
 /**
  * `import` runs one CSV import (progress 0-100 on the job); `sweep` (every minute, from the clock) re-enqueues
- * imports that lost their job. The last failed attempt marks the import failed.
+ * imports that lost their job. The last failed attempt marks the import failed. At shutdown (`stopping`) an
+ * import that is not applying stops where it is and its job goes back to the queue at once, for another
+ * worker or the next start.
  */
-export const imports: Processor = async (job, em, services) => {
+export const imports: Processor = async (job, em, services, stopping) => {
   if (job.name === 'sweep') return requeueImports(em, services.queues, IMPORT_IDLE_MS);
   const id = String((job.data as { importId: string }).importId);
-  const controller = new AbortController();
-  running.add(controller);
   try {
     const report = await runImport(em, services.queues, id, {
       isKey: key => services.i18n.exists(key),
-      signal: controller.signal,
+      signal: stopping,
       onProgress: async (read, total) =>
         job.updateProgress(total > 0 ? Math.min(100, Math.floor((read / total) * 100)) : 100),
     });
@@ -45,7 +34,5 @@ export const imports: Processor = async (job, em, services) => {
     if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
       await markImportFailed(em.fork(), id, error instanceof Error ? error.message : String(error));
     throw error;
-  } finally {
-    running.delete(controller);
   }
 };

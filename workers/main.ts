@@ -11,7 +11,7 @@ import { analytics } from './analytics.worker.js';
 import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
-import { handBackImports, imports } from './imports.worker.js';
+import { imports } from './imports.worker.js';
 
 /**
  * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
@@ -64,20 +64,22 @@ export function startWorkers(
   services: Services,
   options: { clock?: boolean; relay?: boolean } = {},
 ): RunningWorkers {
-  const connection = createRedis(services.config.redisUrl, 'worker');
+  const connection = createRedis(services.config, 'worker');
+  const stopping = new AbortController();
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
-    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue]),
+    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue], stopping.signal),
   );
   const relay = options.relay === false ? undefined : startOutboxRelay(services);
   const clock = options.clock === false ? undefined : startClock(services);
   return {
     workers,
     close: async () => {
+      // A drain in flight ends after its current batch commits; what is left stays pending in the outbox.
+      stopping.abort();
       await clock?.stop();
       await relay?.stop();
-      // close() waits for the jobs in flight, so nothing is left for stall detection; an import hands its job
-      // back instead of running on.
-      handBackImports();
+      // close() waits for the jobs in flight, so nothing is left for stall detection; a job that has not
+      // started stays waiting in its queue for the next worker.
       await Promise.all(workers.map(worker => worker.close()));
       await connection.quit().catch(() => connection.disconnect());
     },
