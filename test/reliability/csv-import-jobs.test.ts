@@ -32,7 +32,16 @@ describe('CSV import jobs: cancel, concurrent imports, SIGTERM hand-back, writes
     user = await createUser(testApp().services, 'ROLE_USER');
     supplier = await newSupplier(api(), admin.auth);
   });
-  after(async () => drainStockEvents(testApp().services, 150000));
+  // Leave idle consumers to the next suite: the imports here wrote some 10^5 events.
+  after(async function () {
+    this.timeout(360000);
+    const draining = startWorkers(testApp().services, { clock: false });
+    try {
+      await drainStockEvents(testApp().services, 300000);
+    } finally {
+      await draining.close();
+    }
+  });
 
   const status = async (base: string, jobId: string) =>
     (await api().get(`${base}/${jobId}`).set('Authorization', admin.auth).expect(200))
