@@ -16,7 +16,7 @@ export async function readChunk(em: EntityManager, id: string, at: number): Prom
   return result.rows[0].part;
 }
 
-/** The stored file in chunks, so a 20 MB file is never held whole (nor as the hex text of its bytea). */
+/** The stored file in chunks, so an upload at the size limit is never held whole (nor as the hex text of its bytea). */
 export async function* storedFile(
   em: EntityManager,
   id: string,
