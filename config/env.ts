@@ -93,56 +93,183 @@ function durationSeconds(value: string): number {
 const url = Joi.string().uri({ scheme: ['http', 'https'] });
 
 const schema = Joi.object({
-  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
-  PORT: Joi.number().integer().min(0).max(65535).default(8080),
+  NODE_ENV: Joi.string()
+    .valid('development', 'production', 'test')
+    .default('development')
+    .description(
+      '`production` turns on the strict requirements (secrets required, no demo data, no local OpenID provider)',
+    ),
+  PORT: Joi.number().integer().min(0).max(65535).default(8080).description('HTTP port of the web process'),
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
-    .default('postgres://postgres@127.0.0.1:5432/stockroom'),
+    .default('postgres://postgres@127.0.0.1:5432/stockroom')
+    .description(
+      'PostgreSQL, the system of record; its `sslmode` (`disable`, `require`, `verify-ca`, `verify-full`) governs every connection, as libpq reads it (tests use the database `stockroom_test`)',
+    ),
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
-    .default('redis://127.0.0.1:6379'),
-  SESSION_SECRET: Joi.string().min(16),
-  JWT_SECRET: Joi.string().min(32).messages({ 'string.min': 'must be at least 32 bytes long' }),
-  JWT_TTL: Joi.string().default('10h'),
-  APP_DEMO_READONLY: Joi.boolean().default(false),
-  PUBLIC_URL: url,
-  FRONTEND_URL: url.default('http://localhost:5173'),
-  CORS_ORIGINS: Joi.string().allow(''),
+    .default('redis://127.0.0.1:6379')
+    .description('Redis for queues, sessions, rate limits and stream slots; `rediss://` for TLS'),
+  SESSION_SECRET: Joi.string()
+    .min(16)
+    .description('signs the browser session cookie')
+    .meta({ default: 'generated per start in development; required in production' }),
+  JWT_SECRET: Joi.string()
+    .min(32)
+    .messages({ 'string.min': 'must be at least 32 bytes long' })
+    .description('signs bearer tokens (HS256); at least 32 bytes')
+    .meta({ default: 'generated per start in development; required in production' }),
+  JWT_TTL: Joi.string().default('10h').description('bearer token lifetime (`3600`, `30m`, `10h`, `1d`)'),
+  APP_DEMO_READONLY: Joi.boolean()
+    .default(false)
+    .description('demo read-only mode: the named reads are public, every write answers 403'),
+  PUBLIC_URL: url
+    .description("this service's public base URL (links, the OpenID callback)")
+    .meta({ default: '`http://localhost:<PORT>`' }),
+  FRONTEND_URL: url
+    .default('http://localhost:5173')
+    .description('where the browser lands after sign-in and sign-out'),
+  CORS_ORIGINS: Joi.string()
+    .allow('')
+    .description('comma-separated origins allowed for CORS and for cookie-authenticated writes')
+    .meta({ default: 'the origin of FRONTEND_URL' }),
   OIDC_PROVIDER_ID: Joi.string()
     .pattern(/^[a-z0-9-]+$/)
-    .default('google'),
-  OIDC_ISSUER_URL: url,
-  OIDC_CLIENT_ID: Joi.string(),
-  OIDC_CLIENT_SECRET: Joi.string(),
-  ADMIN_EMAILS: Joi.string().allow(''),
-  ALLOWED_EMAILS: Joi.string().allow(''),
-  BOOTSTRAP_ADMIN_USERNAME: Joi.string().min(1).max(100),
-  BOOTSTRAP_ADMIN_PASSWORD: Joi.string().min(8).max(1024),
-  SEED_DEMO_DATA: Joi.boolean(),
-  LOW_STOCK_WEBHOOK_URL: url,
-  WEBHOOK_SECRET: Joi.string().min(16),
-  RUN_WORKERS: Joi.boolean().default(true),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+    .default('google')
+    .description('the `{provider}` path segment of the sign-in URLs'),
+  OIDC_ISSUER_URL: url.description(
+    'OpenID provider issuer (discovery); unset: browser sign-in off (development starts a local provider)',
+  ),
+  OIDC_CLIENT_ID: Joi.string().description('client id registered at the OpenID provider'),
+  OIDC_CLIENT_SECRET: Joi.string().description('client secret registered at the OpenID provider'),
+  ADMIN_EMAILS: Joi.string()
+    .allow('')
+    .description('comma-separated e-mails that get ROLE_ADMIN at every browser sign-in'),
+  ALLOWED_EMAILS: Joi.string()
+    .allow('')
+    .description(
+      'comma-separated e-mails or `@domain` entries allowed to sign in; unset: anyone the provider authenticates',
+    ),
+  BOOTSTRAP_ADMIN_USERNAME: Joi.string()
+    .min(1)
+    .max(100)
+    .description(
+      'creates this password admin at start if no account has the name (with BOOTSTRAP_ADMIN_PASSWORD)',
+    ),
+  BOOTSTRAP_ADMIN_PASSWORD: Joi.string()
+    .min(8)
+    .max(1024)
+    .description("the bootstrap admin's password (8 to 1,024 bytes); an existing password is never changed"),
+  SEED_DEMO_DATA: Joi.boolean()
+    .description('adds demo accounts and data to an empty database at start')
+    .meta({ default: '`true` in development, else `false`' }),
+  LOW_STOCK_WEBHOOK_URL: url.description('where low-stock alerts are POSTed'),
+  WEBHOOK_SECRET: Joi.string()
+    .min(16)
+    .description('HMAC-SHA256 key of the `X-Stockroom-Signature` of webhook deliveries'),
+  RUN_WORKERS: Joi.boolean()
+    .default(true)
+    .description(
+      "also run the workers inside the web process (`npm start`); the Procfile's web line sets `false`",
+    ),
+  LOG_LEVEL: Joi.string()
+    .valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent')
+    .default('info')
+    .description('pino log level'),
   REDIS_PREFIX: Joi.string()
     // `{name}` is a Redis Cluster hash tag: every key of the service then lives in one slot (BullMQ's advice).
     .pattern(/^(?:[A-Za-z0-9_-]+|\{[A-Za-z0-9_-]+\})$/)
-    .default('stockroom'),
-  ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(10).max(10000).default(200),
-  DB_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
-  OUTBOX_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).max(600000).default(1000),
-  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(1000).max(600000).default(30000),
-  WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600000).default(30000),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(8),
-  LOW_STOCK_THRESHOLD: Joi.number().integer().min(0).default(5),
-  LOGIN_RATE_LIMIT_POINTS: Joi.number().integer().min(1).default(5),
-  LOGIN_RATE_LIMIT_SECONDS: Joi.number().integer().min(1).default(900),
-  DATABASE_CA_FILE: Joi.string(),
-  REDIS_CA_FILE: Joi.string(),
-  REDIS_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
-  TRUST_PROXY: Joi.string().default('loopback'),
-  STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
-  STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
-  LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
+    .default('stockroom')
+    .description('prefix of every queue and Redis key (tests use one per run)'),
+  ENQUEUE_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(10)
+    .max(10000)
+    .default(200)
+    .description('upper bound of the after-commit wake-up call on the request path'),
+  DB_POOL_MAX: Joi.number()
+    .integer()
+    .min(1)
+    .max(200)
+    .default(10)
+    .description('PostgreSQL connections per process for requests and jobs'),
+  OUTBOX_SWEEP_INTERVAL_MS: Joi.number()
+    .integer()
+    .min(50)
+    .max(600000)
+    .default(1000)
+    .description('how often each worker process rings the doorbells of consumers with events still pending'),
+  WORKER_LOCK_DURATION_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(600000)
+    .default(30000)
+    .description("BullMQ job lock: how long a killed worker's job stays taken"),
+  WORKER_STALLED_INTERVAL_MS: Joi.number()
+    .integer()
+    .min(500)
+    .max(600000)
+    .default(30000)
+    .description("BullMQ stalled-job check: how soon a killed worker's job runs again"),
+  WORKER_CONCURRENCY: Joi.number()
+    .integer()
+    .min(1)
+    .max(100)
+    .default(8)
+    .description('jobs at once per queue and worker process'),
+  LOW_STOCK_THRESHOLD: Joi.number()
+    .integer()
+    .min(0)
+    .default(5)
+    .description('product low-stock threshold (`GET /api/products/low-stock`)'),
+  LOGIN_RATE_LIMIT_POINTS: Joi.number()
+    .integer()
+    .min(1)
+    .default(5)
+    .description('failed password logins allowed per username and client address in each window'),
+  LOGIN_RATE_LIMIT_SECONDS: Joi.number()
+    .integer()
+    .min(1)
+    .default(900)
+    .description('the window of LOGIN_RATE_LIMIT_POINTS, in seconds'),
+  DATABASE_CA_FILE: Joi.string().description(
+    'PEM file of the CA that signed the PostgreSQL server certificates, for every PostgreSQL URL; `require` never verifies (use `verify-ca` or `verify-full`)',
+  ),
+  REDIS_CA_FILE: Joi.string().description(
+    'PEM file of the CA of the Redis server (and Sentinels) when TLS is used',
+  ),
+  REDIS_TLS_REJECT_UNAUTHORIZED: Joi.boolean()
+    .default(true)
+    .description(
+      "`false` accepts an unverifiable Redis certificate (a platform's self-signed one); never the default",
+    ),
+  TRUST_PROXY: Joi.string()
+    .default('loopback')
+    .description(
+      'which proxies set `X-Forwarded-For`/`-Proto`: `loopback`, a hop count (`1` behind one platform router) or a comma-separated CIDR list',
+    ),
+  STREAM_IDLE_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(3600000)
+    .default(30000)
+    .description(
+      'a streamed answer whose client takes no data this long is cut and its database connection released',
+    ),
+  STREAMS_PER_USER: Joi.number()
+    .integer()
+    .min(1)
+    .max(100)
+    .default(2)
+    .description(
+      'exports and unpaged history streams at once per user (per client address when anonymous), across all web processes; 429 beyond',
+    ),
+  LOCK_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(10)
+    .max(600000)
+    .default(2000)
+    .description('how long a write waits for a row lock before answering 503 with Retry-After'),
   DATABASE_REPLICA_URL: Joi.string()
     .allow('')
     .description(

@@ -17,13 +17,8 @@ import { imports } from './imports.worker.js';
  * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
  * one follow-up job, which then finds everything committed meanwhile; a second job slot started that follow-up
  * beside the run still looping, and the two split the trickle into smaller batches (more statements per event).
- * One slot for analytics and alerts against two (the stock history had one already), paced lag at 1,380
- * writes/s in 7 alternating rounds of two A/B runs: the consumers' PostgreSQL time per event 370-401 against
- * 428-498 µs, alerts p99 lower in 6 rounds, analytics p99 lower in 4 (42-115 against 41-61 ms). With one slot,
- * 2 worker processes drained a backlog at 1.05-1.13x the rate of one (medians of 3 bench runs): they run twice
- * as many jobs. With two analytics slots, 0.79-0.93x (the 2-core machine was already busy with one process's
- * four runs), though one process drained analytics at 5.6-6.5x the max write rate against 5.4-5.5x. More worker
- * processes take more partitions.
+ * With one slot the consumers spent less PostgreSQL time per event and their lag tail was no worse; more worker
+ * processes take more partitions (docs/performance.md).
  */
 const CONSUMER_CONCURRENCY = 1;
 
@@ -47,7 +42,7 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
   analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
-  // An import is one long transaction holding its rows' locks: one at a time per process.
+  // An import holds a connection and its temporary tables for its run: one at a time per process.
   imports: { concurrency: 1 },
 };
 

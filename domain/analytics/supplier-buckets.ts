@@ -1,8 +1,9 @@
 import type { SqlPart } from '../shared/sql.js';
-import { addDays } from './date-params.js';
+import { addDays, SUPPORTED_DATES } from './date-params.js';
 
 /** First day of the month of `day` (yyyy-MM-dd). */
 const monthOf = (day: string) => `${day.slice(0, 7)}-01`;
+const LAST_MONTH = `${SUPPORTED_DATES.max.slice(0, 7)}-01`;
 
 /**
  * The supplier bucket rows that cover the inclusive day range exactly: its whole months from
@@ -17,8 +18,13 @@ export function supplierBuckets(
 ): SqlPart {
   // The first whole month starts on `start` or on the first of the next month (a month start + 31 days is in
   // the next month); the whole months end before the month of the day after `end`.
-  const fullFrom = range.start.endsWith('-01') ? range.start : monthOf(addDays(monthOf(range.start), 31));
+  // In the last supported month (9999-12) no whole month can follow, and the next month is no `yyyy` date.
   const fullTo = monthOf(addDays(range.end, 1));
+  const fullFrom = range.start.endsWith('-01')
+    ? range.start
+    : range.start >= LAST_MONTH
+      ? fullTo
+      : monthOf(addDays(monthOf(range.start), 31));
   const [from, to] = fullFrom < fullTo ? [fullFrom, fullTo] : [range.start, range.start];
   const cols = columns.join(', ');
   return {

@@ -378,6 +378,16 @@ describe('Analytics API (N1-N11, X1-X3)', () => {
       expect(res.body.openingQty).to.equal(res.body.endingQty);
     });
 
+    it('When a range lies in the last supported month, then the summary of its months answers 200, not 500', async () => {
+      for (const range of [
+        'startDate=9999-12-30&endDate=9999-12-30',
+        'startDate=9999-12-02&endDate=9999-12-30',
+      ]) {
+        const summary = await get(`/api/analytics/summary?${range}`).expect(200);
+        expect(summary.body.monthlyStockMovement).to.deep.equal([]);
+      }
+    });
+
     it('When unknown query parameters come along, then they are ignored', async () => {
       await get('/api/analytics/stock-per-supplier?limit=5&foo=bar').expect(200);
     });
