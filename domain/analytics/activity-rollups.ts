@@ -33,8 +33,8 @@ const SUPPLIER_TABLES = [
  * Later days exist only when events arrive out of day order, so in practice this finds nothing to update. The
  * stored rows are looked up per delta row (byKey: joined, they were planned as a hash join over a sequential
  * scan of the whole table for every batch) and updated by their address (`ctid`, a TID scan): joined by key, the
- * held run's generic plan (consumerPool) drove the update from a scan of the whole pair index, 1.2 of the
- * statement's 3.1 ms for a batch of ~6 events at 2,000 rows, growing with the table. Only the consumer, on the
+ * held run's generic plan (consumerPool) drove the update from a scan of the whole pair index, a cost that
+ * grew with the table. Only the consumer, on the
  * partitions it holds, and the rebuild, which excludes it, write these rows, so an address read in the
  * statement's snapshot is still the row's.
  */
