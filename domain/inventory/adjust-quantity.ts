@@ -7,6 +7,7 @@ import { normaliseReason } from '../stock-history/reasons.js';
 import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
 import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
 import { toItemView, type ItemRow } from './item.view.js';
+import { itemChangeInsert } from './item-change.js';
 import type { StockWriteResult } from './create-item.js';
 
 export interface AdjustQuantityInput {
@@ -19,7 +20,7 @@ export interface AdjustQuantityInput {
 }
 
 /**
- * The guarded update and its outbox row in ONE statement (a statement is atomic, and joins the caller's
+ * The guarded update, its item-change record and its outbox row in ONE statement (a statement is atomic, and joins the caller's
  * transaction when there is one). The row lock is held for a single round trip, which is what bounds the
  * throughput of a hot item. The event payload is built from the updated row, so it carries exactly the
  * quantities this change produced (StockChangedPayload).
@@ -32,7 +33,8 @@ with u as (
    where s.id = i.supplier_id and i.id = ? and i.quantity + ?::bigint between 0 and ${MAX_ITEM_QUANTITY}
      and (?::integer is null or i.quantity = ?::integer)
      and (?::integer is null or i.version = ?::integer)
-  returning i.*, s.name as supplier_name
+  returning i.*, s.name as supplier_name, clock_timestamp() as changed_at
+), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
   select '${STOCK_CHANGED}', u.id::text, jsonb_build_object(
@@ -40,7 +42,7 @@ with u as (
     'change', ?::integer, 'quantityBefore', u.quantity - ?::integer, 'quantityAfter', u.quantity,
     'minimumQuantity', u.minimum_quantity, 'reason', ?::text, 'priceAtChange', u.price::text,
     'createdBy', ?::text,
-    'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'occurredAt', to_char(u.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'correlationId', ?::text)
   from u
   returning id, part
