@@ -33,6 +33,8 @@ import { renameItem } from '../../domain/inventory/rename-item.js';
 import { parseIfMatch } from '../../domain/inventory/item-errors.js';
 import { toItemView, type ItemView } from '../../domain/inventory/item.view.js';
 import { sendJsonArray } from '../presenters/stream-response.js';
+import { itemChangesQuery, itemChangesSchema } from '../../domain/inventory/ledger.schemas.js';
+import { readItemChanges } from '../../domain/inventory/item-changes-feed.js';
 
 const TAG = 'Inventory';
 const etag = (item: ItemView) => ({ ETag: `"${item.version}"` });
@@ -73,6 +75,18 @@ export const itemRoutes = (services: Services) =>
       request: { query: searchItemsQuery },
       responses: { 200: { description: 'Search page', schema: searchPageSchema(itemViewSchema) } },
       handler: async (req, res, { query }) => res.json(await searchItems(req.em, query as never)),
+    },
+    {
+      method: 'get',
+      path: '/api/inventory/changes',
+      summary:
+        'Incremental sync: item changes after the cursor `since` in commit order (410 once the cursor is older than the retention)',
+      tag: TAG,
+      access: 'auth',
+      request: { query: itemChangesQuery },
+      responses: { 200: { description: 'Changes and the next cursor', schema: itemChangesSchema } },
+      handler: async (_req, res, { query }) =>
+        res.json(await readItemChanges(services.orm.em, { since: query.since, limit: query.limit })),
     },
     {
       method: 'post',

@@ -4,14 +4,24 @@ export type ItemChangeKind = 'created' | 'updated' | 'deleted';
 
 /** The columns of an `item_change` row written from an item row (see itemChangeSelect). */
 const ITEM_CHANGE_COLUMNS =
-  'item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id';
+  'xid, item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id';
+
+/**
+ * A change's place in the feed (`xid`), from the function `item_change_place` (migration Ledger): the writing
+ * transaction's id, or the item's previous place when that is larger. A transaction gets its id at its first
+ * write, which may come before it waits for an item's row lock behind a transaction with a larger id; taking the
+ * larger place keeps each item's changes in version order, and a place is never below the id of a transaction
+ * that could still write it (the feed's xmin rule holds). The function reads with a snapshot of its own, taken
+ * after the row lock: the statement's snapshot predates the lock wait and would miss the previous change.
+ */
+const feedPlace = (itemId: string): string => `item_change_place(${itemId})`;
 
 /**
  * The select that turns the item rows of `source` (inventory_item columns) into item-change rows of `kind` at
  * `at` (an SQL expression). A deletion carries the version after the item's last one.
  */
 const itemChangeSelect = (source: string, kind: ItemChangeKind, at: string): string =>
-  `select ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
+  `select ${feedPlace(`${source}.id`)}, ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
           ${source}.sku, ${source}.quantity, ${source}.price::numeric, ${source}.minimum_quantity, ${source}.supplier_id
      from ${source}`;
 

@@ -3,7 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The ledger (contract, section "Ledger"):
  * - `item_change`: one row per change of an item (created, updated, deleted), written in the transaction of the
- *   change with the item's new state and `version`. `xid` is the writing transaction's id: the change feed hands
+ *   change with the item's new state and `version`. `xid` is the row's place in the change feed: the writing
+ *   transaction's id (or its item's previous place when larger, domain/inventory/item-change.ts). The feed hands
  *   out rows in (xid, id) order and only below the oldest running transaction (pg_snapshot_xmin), so a row can
  *   never appear behind a cursor that has passed it. The (item, at) index answers "the item as it was then".
  * - `stock_history` gains `reversal_of`, `unit_cost` (the original's unit cost a reversal is booked at) and `note`.
@@ -30,6 +31,14 @@ export class Migration20261126060000Ledger extends Migration {
         primary key (xid, id)
       )`);
     this.addSql('create index item_change_item_at_idx on item_change (item_id, at, id)');
+    // Volatile plpgsql: its query takes a snapshot of its own (READ COMMITTED), after the caller's row lock, so it
+    // sees the item's previous change even when that committed while the caller's statement waited for the lock.
+    this.addSql(`
+      create function item_change_place(item uuid) returns xid8 language plpgsql volatile as $$
+      begin
+        return greatest(pg_current_xact_id(), coalesce((select p.xid from item_change p where p.item_id = item
+                                                          order by p.at desc, p.id desc limit 1), '0'::xid8));
+      end $$`);
     this.addSql(`
       insert into item_change (item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id)
       select id, 'created', version, updated_at, name, sku, quantity, price, minimum_quantity, supplier_id
@@ -53,6 +62,7 @@ export class Migration20261126060000Ledger extends Migration {
     this.addSql(
       'alter table stock_history drop column if exists reversal_of, drop column if exists unit_cost, drop column if exists note',
     );
+    this.addSql('drop function if exists item_change_place');
     this.addSql('drop table if exists item_change');
   }
 }
