@@ -41,6 +41,12 @@ export interface Config {
   readonly workerConcurrency: number;
   readonly lowStockThreshold: number;
   readonly loginRateLimit: { readonly points: number; readonly durationSeconds: number };
+  /** A streamed answer whose client takes no data this long is cut and its connection released. */
+  readonly streamIdleTimeoutMs: number;
+  /** Exports and unpaged history streams at once per user (per client address when anonymous). */
+  readonly streamsPerUser: number;
+  /** How long a write waits for a row lock before it answers 503 with Retry-After. */
+  readonly lockTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +119,9 @@ const schema = Joi.object({
   LOW_STOCK_THRESHOLD: Joi.number().integer().min(0).default(5),
   LOGIN_RATE_LIMIT_POINTS: Joi.number().integer().min(1).default(5),
   LOGIN_RATE_LIMIT_SECONDS: Joi.number().integer().min(1).default(900),
+  STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
+  STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
+  LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
 })
   .and('BOOTSTRAP_ADMIN_USERNAME', 'BOOTSTRAP_ADMIN_PASSWORD')
   .unknown(true);
@@ -189,6 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: v.WORKER_CONCURRENCY,
     lowStockThreshold: v.LOW_STOCK_THRESHOLD,
     loginRateLimit: { points: v.LOGIN_RATE_LIMIT_POINTS, durationSeconds: v.LOGIN_RATE_LIMIT_SECONDS },
+    streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
+    streamsPerUser: v.STREAMS_PER_USER,
+    lockTimeoutMs: v.LOCK_TIMEOUT_MS,
   };
   return deepFreeze(config);
 }
@@ -207,3 +219,6 @@ function deepFreeze<T extends object>(obj: T): T {
   for (const value of Object.values(obj)) if (value && typeof value === 'object') deepFreeze(value);
   return Object.freeze(obj);
 }
+
+/** The schema itself, for the generated configuration reference (docs/operations.md). */
+export { schema as environmentSchema };

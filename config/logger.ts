@@ -11,6 +11,19 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
+/**
+ * Development on a terminal: records printed for people (pino-pretty, loaded only then). Everywhere else,
+ * including production, the JSON lines of {@link createLogger}.
+ */
+export async function createProcessLogger(level: string, forPeople: boolean): Promise<Logger> {
+  if (!forPeople) return createLogger(level);
+  const { default: pretty } = await import('pino-pretty');
+  return createLogger(
+    level,
+    pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+  );
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,

@@ -6,11 +6,12 @@ import type { Config } from './env.js';
 import { openOrm } from './database.js';
 import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
-import { createLogger } from './logger.js';
+import { createProcessLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
-import { RowStreams } from '../domain/shared/row-stream.js';
+import { CountedRowStreams, RowStreams } from '../domain/shared/row-stream.js';
+import { StreamSlots } from '../domain/shared/stream-slots.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
@@ -25,22 +26,42 @@ export interface Services {
   probe: DatabaseProbe;
   /** Accounts seen by the request path, dropped on every change (its LISTEN connection opens on first use). */
   accounts: AccountCache;
-  /** Cursor-backed reads of any size (unpaged lists, CSV exports) on a small pool of their own. */
-  rows: RowStreams;
+  /**
+   * Cursor-backed long reads (CSV exports, unpaged history) on a pool of their own, each counted against its
+   * owner's STREAMS_PER_USER slots.
+   */
+  rows: CountedRowStreams;
+  /** Cursor-backed unpaged lists of items, suppliers and products: not counted, on a second pool. */
+  lists: RowStreams;
 }
 
-export async function openServices(
-  config: Config,
-  logger: Logger = createLogger(config.logLevel),
-): Promise<Services> {
+/** Lists need no slot; a few clients each load several at once. */
+const LIST_CONNECTIONS = 8;
+/** Connections of the counted streams per STREAMS_PER_USER: one user at their bound leaves room for others. */
+const STREAM_CONNECTIONS_PER_SLOT = 3;
+
+export async function openServices(config: Config, logger?: Logger): Promise<Services> {
+  logger ??= await createProcessLogger(
+    config.logLevel,
+    config.nodeEnv === 'development' && process.stdout.isTTY === true,
+  );
   const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
   const redis = createRedis(config.redisUrl, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
   const accounts = new AccountCache(config.databaseUrl, logger);
-  const rows = new RowStreams(config.databaseUrl);
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows };
+  const slots = new StreamSlots(redis, config.redisPrefix, config.streamsPerUser, error =>
+    logger.warn({ err: error }, 'stream slots: Redis unavailable, counting in this process'),
+  );
+  const streamPool = new RowStreams(
+    config.databaseUrl,
+    config.streamsPerUser * STREAM_CONNECTIONS_PER_SLOT,
+    'stockroom-stream',
+  );
+  const rows = new CountedRowStreams(streamPool, slots);
+  const lists = new RowStreams(config.databaseUrl, LIST_CONNECTIONS, 'stockroom-list');
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -48,6 +69,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.accounts.close();
   await services.queues.close();
   await services.rows.close();
+  await services.lists.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await closeConsumerPool(services.orm.em);
   await services.orm.close(true);

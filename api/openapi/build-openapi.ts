@@ -82,6 +82,31 @@ function errorResponse(route: RouteDefinition) {
   return { description: 'Error', content: { 'application/json': { schema: { anyOf } } } };
 }
 
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+/** The documented refusals that tell the client when to come back (Retry-After). */
+function retryLaterResponses(route: RouteDefinition): Record<string, JsonSchema> {
+  const retryLater = (description: string) => ({
+    ...errorResponse(route),
+    description,
+    headers: RETRY_AFTER,
+  });
+  const responses: Record<string, JsonSchema> = {};
+  if (route.stream === 'counted')
+    responses['429'] = retryLater('Too many streams of this user (STREAMS_PER_USER) at once');
+  if (route.stream) responses['503'] = retryLater('No database connection free for a stream');
+  if (route.method !== 'get')
+    responses['503'] = retryLater(
+      'A row lock was not had within LOCK_TIMEOUT_MS, the statement timed out, or the database is away',
+    );
+  return responses;
+}
+
 /** The OpenAPI 3.1 document, generated from the same route definitions that validate requests. */
 export function buildOpenApi(
   routes: RouteDefinition[],
@@ -98,6 +123,8 @@ export function buildOpenApi(
           }
         : { description: spec.description };
     }
+    for (const [status, response] of Object.entries(retryLaterResponses(route)))
+      responses[status] ??= response;
     responses.default = errorResponse(route);
     const operation: JsonSchema = {
       summary: route.summary,

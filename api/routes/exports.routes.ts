@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
 import { csvDelimiterQuery, csvResponse, sendCsv } from '../presenters/csv-response.js';
+import { streamOwner } from '../presenters/stream-response.js';
 import { itemExportQuery } from '../../domain/inventory/item-queries.js';
 import { toItemView } from '../../domain/inventory/item.view.js';
 import { ITEM_CSV_COLUMNS } from '../../domain/inventory/item-csv.js';
@@ -26,6 +27,7 @@ export const exportRoutes = ({ rows }: Services) =>
       tag: 'Inventory',
       access: 'auth',
       demoRead: true,
+      stream: 'counted',
       request: {
         query: Joi.object({
           name: Joi.string().allow('').max(255),
@@ -36,7 +38,7 @@ export const exportRoutes = ({ rows }: Services) =>
       },
       responses: { 200: csvResponse('Items (RFC 4180, UTF-8 with BOM, header row)') },
       handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(itemExportQuery(query), toItemView), {
+        sendCsv(req, res, await rows.open(itemExportQuery(query), toItemView, streamOwner(req)), {
           columns: ITEM_CSV_COLUMNS,
           baseName: 'inventory',
           delimiter: query.delimiter,
@@ -48,6 +50,7 @@ export const exportRoutes = ({ rows }: Services) =>
       summary: 'Stock history as CSV, oldest first, with the history search filters',
       tag: 'Stock history',
       access: 'auth',
+      stream: 'counted',
       request: {
         query: Joi.object({
           startDate: Joi.date().iso(),
@@ -62,7 +65,7 @@ export const exportRoutes = ({ rows }: Services) =>
       },
       responses: { 200: csvResponse('History entries (RFC 4180, UTF-8 with BOM, header row)') },
       handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(historyExportQuery(query), toHistoryView), {
+        sendCsv(req, res, await rows.open(historyExportQuery(query), toHistoryView, streamOwner(req)), {
           columns: HISTORY_CSV_COLUMNS,
           baseName: 'stock-history',
           delimiter: query.delimiter,
@@ -75,10 +78,11 @@ export const exportRoutes = ({ rows }: Services) =>
       tag: 'Products',
       access: 'user',
       errorStyle: 'product',
+      stream: 'counted',
       request: { query: Joi.object({ ...csvDelimiterQuery }) },
       responses: { 200: csvResponse('Products (RFC 4180, UTF-8 with BOM, header row)') },
       handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(productListQuery(), toProductView), {
+        sendCsv(req, res, await rows.open(productListQuery(), toProductView, streamOwner(req)), {
           columns: PRODUCT_CSV_COLUMNS,
           baseName: 'products',
           delimiter: query.delimiter,

@@ -51,9 +51,10 @@ export const itemRoutes = (services: Services) =>
       tag: TAG,
       access: 'auth',
       demoRead: true,
+      stream: 'uncounted',
       responses: { 200: { description: 'Items', schema: Joi.array().items(itemViewSchema) } },
       handler: async (req, res) =>
-        sendJsonArray(req, res, await services.rows.open(allItemsQuery(), toItemView)),
+        sendJsonArray(req, res, await services.lists.open(allItemsQuery(), toItemView)),
     },
     {
       method: 'get',

@@ -73,7 +73,7 @@ const actorName = (req: Parameters<RouteDefinition['handler']>[0]) => req.actor!
  * The product API (contract: product-api.md): both client generations at once. Literal paths come before
  * `/:id`. Errors use the product envelope.
  */
-export const productRoutes = ({ config, rows }: Services): RouteDefinition[] =>
+export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
   defineRoutes([
     {
       method: 'get',
@@ -148,10 +148,11 @@ export const productRoutes = ({ config, rows }: Services): RouteDefinition[] =>
       summary: 'Every product (bare array, sorted by id unless asked otherwise)',
       tag: TAG,
       access: 'user',
+      stream: 'uncounted',
       request: { query: listQuery },
       responses: { 200: { description: 'Products', schema: productList } },
       handler: async (req, res, { query }) =>
-        sendJsonArray(req, res, await rows.open(productListQuery(query), toProductView)),
+        sendJsonArray(req, res, await lists.open(productListQuery(query), toProductView)),
     },
     {
       method: 'post',

@@ -17,7 +17,7 @@ import {
   searchHistory,
 } from '../../domain/stock-history/stock-history-queries.js';
 
-import { sendJsonArray } from '../presenters/stream-response.js';
+import { sendJsonArray, streamOwner } from '../presenters/stream-response.js';
 import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
 
 const TAG = 'Stock history';
@@ -32,13 +32,19 @@ export const stockHistoryRoutes = (services: Services) =>
       summary: 'H1: every entry, newest first (Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
+      stream: 'counted',
       request: { query: listHistoryQuery },
       responses: {
         200: { description: 'Entries', schema: Joi.alternatives(list, springPageSchema(historyViewSchema)) },
       },
       handler: async (req, res, { query }) => {
         if (query.size !== undefined) res.json(await pageHistory(req.em, query));
-        else await sendJsonArray(req, res, await services.rows.open(allHistoryQuery(), toHistoryView));
+        else
+          await sendJsonArray(
+            req,
+            res,
+            await services.rows.open(allHistoryQuery(), toHistoryView, streamOwner(req)),
+          );
       },
     },
     {

@@ -36,6 +36,7 @@ export const supplierRoutes = (services: Services) =>
       tag: TAG,
       access: 'auth',
       demoRead: true,
+      stream: 'uncounted',
       request: { query: listSuppliersQuery },
       responses: {
         200: {
@@ -49,7 +50,7 @@ export const supplierRoutes = (services: Services) =>
       handler: async (req, res, { query }) => {
         if (query.size !== undefined) res.json(await pageSuppliers(req.em, query));
         else
-          await sendJsonArray(req, res, await services.rows.open(supplierListQuery(query), toSupplierView));
+          await sendJsonArray(req, res, await services.lists.open(supplierListQuery(query), toSupplierView));
       },
     },
     {

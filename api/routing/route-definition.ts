@@ -43,6 +43,11 @@ export interface RouteDefinition {
   responses: Record<number, ResponseSpec>;
   /** Thin: read `input`, call one use case, present the result. */
   handler: (req: Request, res: Response, input: ValidatedInput) => unknown;
+  /**
+   * The answer streams rows: `counted` through `services.rows` (exports, unpaged history: a STREAMS_PER_USER
+   * slot, 429 beyond), `uncounted` through `services.lists`. Documents the refusals (429, 503 with Retry-After).
+   */
+  stream?: 'counted' | 'uncounted';
   /** Hidden from the OpenAPI document (never used for business routes). */
   internal?: boolean;
 }

@@ -122,17 +122,31 @@ export class GoneError extends AppError {
   }
 }
 
+/** `Retry-After` (whole seconds, at least 1) and the same figure as the message's `seconds` parameter. */
+function retryAfter(seconds: number, params: MessageParams, options: AppErrorOptions) {
+  const whole = Math.max(1, Math.ceil(seconds));
+  return {
+    ...options,
+    headers: { ...options.headers, 'Retry-After': String(whole) },
+    params: { ...params, seconds: whole },
+  };
+}
+
 export class TooManyRequestsError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super('too_many_requests', 429, 'error.too.many.requests', {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-      params: { seconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
-    });
+  constructor(retryAfterSeconds: number, messageKey = 'error.too.many.requests', params: MessageParams = {}) {
+    super('too_many_requests', 429, messageKey, retryAfter(retryAfterSeconds, params, {}));
   }
 }
 
 export class ServiceUnavailableError extends AppError {
   constructor(messageKey = 'error.service.unavailable', options: AppErrorOptions = {}) {
     super('service_unavailable', 503, messageKey, options);
+  }
+}
+
+/** 503 that tells the client when to try again: the condition is expected to pass within seconds. */
+export class RetryLaterError extends ServiceUnavailableError {
+  constructor(retryAfterSeconds: number, messageKey: string, options: AppErrorOptions = {}) {
+    super(messageKey, retryAfter(retryAfterSeconds, options.params ?? {}, options));
   }
 }

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { SqlPart } from './sql.js';
+import { RetryLaterError } from './errors.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /**
  * Rows fetched per cursor round trip: enough to amortise the round trip, few enough that a batch dies young
@@ -27,22 +29,33 @@ export function toDollarParams(sql: string): string {
   return out;
 }
 
+/** What a stream that finds every connection of its pool in use is told to wait: streams come and go. */
+export const STREAM_POOL_RETRY_AFTER_SECONDS = 2;
+
 /**
  * Reads that may return any number of rows (unpaged lists, CSV exports) stream from a server-side cursor on
  * a small pool of their own: a slow reader holds one of these connections, never one the write path needs.
- * Every stream releases its connection on end, on error and when its reader goes away (client abort).
+ * A stream never waits for a connection: when all `max` are in use it is refused at once (503 with
+ * Retry-After). Every stream releases its connection on end, on error and when its reader goes away (client
+ * abort, or cut as a stalled reader).
  */
 export class RowStreams {
   private readonly pool: pg.Pool;
+  /** Connections handed to streams (or being opened for one); never more than `max`. */
+  private leased = 0;
 
-  constructor(databaseUrl: string, max = 4) {
+  constructor(
+    databaseUrl: string,
+    private readonly max: number,
+    applicationName: string,
+  ) {
     this.pool = new pg.Pool({
       connectionString: databaseUrl,
       max,
       idleTimeoutMillis: 10000,
       connectionTimeoutMillis: 5000,
       allowExitOnIdle: true,
-      application_name: 'stockroom-stream',
+      application_name: applicationName,
     });
     // An idle client dropped by the server must not take the process down; the pool discards it.
     this.pool.on('error', () => undefined);
@@ -55,6 +68,9 @@ export class RowStreams {
    * the cursor (the query stops) and releases the connection.
    */
   async open<T>(query: SqlPart, map: (row: any) => T): Promise<Readable> {
+    if (this.leased >= this.max)
+      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
+    this.leased += 1;
     const batches = this.batches(query, map);
     const first = await batches.next();
     async function* all() {
@@ -68,30 +84,64 @@ export class RowStreams {
     return readable;
   }
 
+  /** Runs with one lease of `leased` taken (by open), and gives it back however it ends. */
   private async *batches<T>(query: SqlPart, map: (row: any) => T): AsyncGenerator<T[], void, undefined> {
-    const client = await this.pool.connect();
-    let finished = false;
     try {
-      await client.query('begin read only');
-      await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
-      const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
-      for (;;) {
-        const rows = await cursor.read(BATCH_ROWS);
-        if (rows.length === 0) break;
-        yield rows.map(map);
+      const client = await this.pool.connect();
+      let finished = false;
+      try {
+        await client.query('begin read only');
+        await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+        const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
+        for (;;) {
+          const rows = await cursor.read(BATCH_ROWS);
+          if (rows.length === 0) break;
+          yield rows.map(map);
+        }
+        await cursor.close();
+        await client.query('commit');
+        finished = true;
+      } finally {
+        // Any other exit (an error, or the reader went away with the cursor still open) destroys the
+        // connection: the server then ends the query and its transaction at once, and nothing half-read is
+        // ever handed to the next reader.
+        client.release(finished ? undefined : new Error('stream abandoned'));
       }
-      await cursor.close();
-      await client.query('commit');
-      finished = true;
     } finally {
-      // Any other exit (an error, or the reader went away with the cursor still open) destroys the
-      // connection: the server then ends the query and its transaction at once, and nothing half-read is
-      // ever handed to the next reader.
-      client.release(finished ? undefined : new Error('stream abandoned'));
+      this.leased -= 1;
     }
   }
 
   async close(): Promise<void> {
     await this.pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The long streamed answers (exports, unpaged history): each first takes one of its owner's slots
+ * (STREAMS_PER_USER across all web processes; 429 beyond), then a connection of their own pool, and gives
+ * the slot back when the stream closes, however it ends.
+ */
+export class CountedRowStreams {
+  constructor(
+    private readonly rows: RowStreams,
+    private readonly slots: StreamSlots,
+  ) {}
+
+  /** `owner`: who the stream counts against (a user, or a client address when anonymous). */
+  async open<T>(query: SqlPart, map: (row: any) => T, owner: string): Promise<Readable> {
+    const slot = await this.slots.acquire(owner);
+    try {
+      const readable = await this.rows.open(query, map);
+      readable.once('close', () => slot.release());
+      return readable;
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.rows.close();
   }
 }

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import pg from 'pg';
+import request from 'supertest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL } from '../support/test-env.js';
+import { createUser, type TestUser } from '../support/users.js';
+import { openStalledReader, type StalledReader } from '../support/stalled-reader.js';
+import { waitFor } from '../support/wait-for.js';
+import { freePort } from '../support/ports.js';
+import { createDatabases } from '../../scripts/create-databases.js';
+
+/** A database of its own: answers of several MB (see stalled-reader.ts) would slow the other suites' lists. */
+const DATABASE_URL = `${TEST_DATABASE_URL}_stalled`;
+const ROWS = 20_000;
+const IDLE_MS = 4000;
+const PER_USER = 2;
+/** The counted streams' pool of each process: three connections per slot (config/services.ts). */
+const STREAM_POOL = PER_USER * 3;
+
+/** Backends of a stream pool that are running a query or holding a transaction open. */
+async function busyBackends(app: TestApp, applicationName: string): Promise<number> {
+  const [row] = await app.services.orm.em.fork().execute<{ n: string }[]>(
+    `select count(*) as n from pg_stat_activity
+      where application_name = ? and datname = current_database() and state <> 'idle'`,
+    [applicationName],
+  );
+  return Number(row.n);
+}
+
+describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_PER_USER, the stream pools)', function () {
+  this.timeout(120000);
+  // Two web processes of one deployment: same database, same Redis prefix.
+  let web1: TestApp;
+  let web2: TestApp;
+  const readers: StalledReader[] = [];
+
+  const stall = async (app: TestApp, path: string, user?: TestUser) => {
+    const reader = await openStalledReader(app.server.port, path, user ? { Authorization: user.auth } : {});
+    readers.push(reader);
+    return reader;
+  };
+  const allCut = async (app: TestApp, held: StalledReader[]) => {
+    await waitFor(
+      async () =>
+        (await busyBackends(app, 'stockroom-stream')) + (await busyBackends(app, 'stockroom-list')) === 0,
+      IDLE_MS * 3,
+      'the stalled streams to release their connections',
+    );
+    for (const reader of held) {
+      const end = await reader.drain();
+      expect(end.complete, 'a cut answer is truncated').to.equal(false);
+    }
+  };
+
+  before(async () => {
+    await createDatabases(DATABASE_URL);
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query('drop schema if exists public cascade; create schema public;');
+    await admin.end();
+    const env = {
+      DATABASE_URL,
+      REDIS_PREFIX: `stall${randomBytes(4).toString('hex')}`,
+      STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS),
+      STREAMS_PER_USER: String(PER_USER),
+    };
+    web1 = await startTestApp(env);
+    web2 = await startTestApp(env, { migrate: false });
+    // Answers of 7-12 MB: more than loopback's kernel buffers hold for a reader that stopped.
+    await web1.services.orm.em.fork().execute(
+      `with s as (insert into supplier (name, created_by) values ('Stall supplier', 'seed') returning id)
+       insert into inventory_item (name, sku, quantity, price, supplier_id, created_by)
+       select 'Stalled item ' || n || ' ' || repeat('x', 220), 'STALL-' || n, n, 1.25, s.id, 'seed'
+         from generate_series(1, ?) n, s;
+       insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+       select n, gen_random_uuid(), 'Stalled item ' || n || ' ' || repeat('y', 220), null, null, 1, n - 1, n,
+              'RESTOCK', 1.25, 'seed@example.test', timestamptz '2026-01-01' + n * interval '1 second'
+         from generate_series(1, ?) n;`,
+      [ROWS, ROWS],
+    );
+  });
+  afterEach(() => {
+    for (const reader of readers.splice(0)) reader.close();
+  });
+  after(async () => {
+    await web1?.close();
+    await web2?.close();
+  });
+
+  it('When a user holds STREAMS_PER_USER stalled streams on one process, then another is 429 on every process, while lists, other users and /api/me still answer; after the idle timeout the readers are cut, their connections released and the slots free', async () => {
+    const user = await createUser(web1.services);
+    const other = await createUser(web1.services);
+    const held = [
+      await stall(web1, '/api/stock-history/export.csv', user),
+      await stall(web1, '/api/stock-history', user),
+    ];
+    expect(held.map(r => r.status)).to.deep.equal([200, 200]);
+
+    for (const [app, path] of [
+      [web2, '/api/inventory/export.csv'],
+      [web1, '/api/stock-history'],
+      [web2, '/api/products/export.csv'],
+    ] as const) {
+      const refused = await request(app.server.server).get(path).set('Authorization', user.auth).expect(429);
+      expect(Number(refused.headers['retry-after'])).to.be.at.least(1);
+      expect(refused.body.error).to.equal('too_many_requests');
+    }
+    // Lists are not counted, and the pool is larger than one user's bound.
+    for (const path of ['/api/inventory', '/api/suppliers', '/api/products', '/api/me'])
+      await request(web2.server.server).get(path).set('Authorization', user.auth).expect(200);
+    const export_ = await request(web1.server.server)
+      .get('/api/stock-history/export.csv?itemName=Stalled%20item%2017%20')
+      .set('Authorization', other.auth)
+      .expect(200);
+    expect(export_.text.split('\r\n').filter(Boolean)).to.have.length(2);
+
+    await allCut(web1, held);
+    await request(web2.server.server)
+      .get('/api/inventory/export.csv?name=Stalled%20item%2042%20')
+      .set('Authorization', user.auth)
+      .expect(200);
+  });
+
+  it('When every connection of the stream pool is held by stalled readers, then the next stream is 503 with Retry-After at once, and the unpaged lists still answer', async () => {
+    const users = await Promise.all(
+      Array.from({ length: STREAM_POOL / PER_USER + 1 }, () => createUser(web1.services)),
+    );
+    const held: StalledReader[] = [];
+    for (let i = 0; i < STREAM_POOL; i += 1)
+      held.push(await stall(web1, '/api/stock-history/export.csv', users[Math.floor(i / PER_USER)]));
+    expect(held.every(r => r.status === 200)).to.equal(true);
+
+    const started = Date.now();
+    const busy = await request(web1.server.server)
+      .get('/api/inventory/export.csv')
+      .set('Authorization', users.at(-1)!.auth)
+      .expect(503);
+    // Refused without waiting for a connection (the pool would give up only after 5 s).
+    expect(Date.now() - started).to.be.below(2500);
+    expect(Number(busy.headers['retry-after'])).to.be.at.least(1);
+    expect(busy.body).to.include({ error: 'service_unavailable', status: 503 });
+    expect(busy.body.messageKey).to.equal('error.streams.busy');
+
+    for (const path of ['/api/inventory', '/api/suppliers', '/api/products'])
+      await request(web1.server.server).get(path).set('Authorization', users[0].auth).expect(200);
+    // The other process has a pool of its own.
+    await request(web2.server.server)
+      .get('/api/stock-history/export.csv?itemName=none')
+      .set('Authorization', users.at(-1)!.auth)
+      .expect(200);
+
+    await allCut(web1, held);
+    await request(web1.server.server)
+      .get('/api/stock-history/export.csv?itemName=none')
+      .set('Authorization', users.at(-1)!.auth)
+      .expect(200);
+  });
+
+  it('When a user stalls more unpaged item lists than STREAMS_PER_USER, then none is refused, and each is cut after the idle timeout', async () => {
+    const user = await createUser(web1.services);
+    const held: StalledReader[] = [];
+    for (let i = 0; i < PER_USER + 1; i += 1) held.push(await stall(web1, '/api/inventory', user));
+    expect(held.map(r => r.status)).to.deep.equal([200, 200, 200]);
+    await waitFor(
+      async () => (await busyBackends(web1, 'stockroom-list')) === PER_USER + 1,
+      10000,
+      'the lists',
+    );
+    await allCut(web1, held);
+  });
+
+  it('When anonymous callers stall exports in demo mode, then they are counted per client address', async () => {
+    const demo = await startTestApp(
+      {
+        DATABASE_URL,
+        APP_DEMO_READONLY: 'true',
+        STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS),
+        STREAMS_PER_USER: String(PER_USER),
+      },
+      { migrate: false },
+    );
+    try {
+      const held: StalledReader[] = [];
+      for (let i = 0; i < PER_USER; i += 1) held.push(await stall(demo, '/api/inventory/export.csv'));
+      expect(held.map(r => r.status)).to.deep.equal([200, 200]);
+      const refused = await request(demo.server.server).get('/api/inventory/export.csv').expect(429);
+      expect(refused.body).to.include({ error: 'too_many_requests', messageKey: 'error.too.many.streams' });
+      await allCut(demo, held);
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('When Redis cannot be reached, then each process still bounds the streams per user on its own', async () => {
+    const alone = await startTestApp(
+      {
+        DATABASE_URL,
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS),
+        STREAMS_PER_USER: String(PER_USER),
+      },
+      { migrate: false },
+    );
+    try {
+      const user = await createUser(alone.services);
+      const held: StalledReader[] = [];
+      for (let i = 0; i < PER_USER; i += 1) held.push(await stall(alone, '/api/stock-history', user));
+      expect(held.map(r => r.status)).to.deep.equal([200, 200]);
+      const refused = await request(alone.server.server)
+        .get('/api/stock-history/export.csv')
+        .set('Authorization', user.auth)
+        .expect(429);
+      expect(refused.body).to.include({ error: 'too_many_requests', messageKey: 'error.too.many.streams' });
+      await allCut(alone, held);
+      await request(alone.server.server)
+        .get('/api/stock-history/export.csv?itemName=none')
+        .set('Authorization', user.auth)
+        .expect(200);
+    } finally {
+      await alone.close();
+    }
+  });
+});
