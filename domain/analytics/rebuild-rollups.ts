@@ -37,13 +37,15 @@ export async function rebuildRollups(
       create temp table rebuild_source on commit drop as
       select outbox_event_id as event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after,
              reason, price_at_change::text as price, created_by,
-             to_char("timestamp" at time zone 'UTC', 'YYYY-MM-DD') as day
+             to_char("timestamp" at time zone 'UTC', 'YYYY-MM-DD') as day,
+             case when reversal_of is not null then unit_cost::text end as reversal_unit_cost
       from stock_history
       union all
       select o.id, (o.payload->>'itemId')::uuid, o.payload->>'itemName', (o.payload->>'supplierId')::uuid,
              o.payload->>'supplierName', (o.payload->>'change')::int, (o.payload->>'quantityAfter')::int,
              o.payload->>'reason', o.payload->>'priceAtChange', o.payload->>'createdBy',
-             to_char((o.payload->>'occurredAt')::timestamptz at time zone 'UTC', 'YYYY-MM-DD')
+             to_char((o.payload->>'occurredAt')::timestamptz at time zone 'UTC', 'YYYY-MM-DD'),
+             case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end
       from outbox_event o
       where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
         and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
@@ -83,7 +85,7 @@ export async function rebuildRollups(
       const rows = await executeNative<any>(
         tx,
         `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-                created_by, day
+                created_by, day, reversal_unit_cost
          from rebuild_source where item_id >= $1 and item_id <= $2 order by item_id, event_id`,
         [batch[0].item_id, after],
       );
@@ -102,6 +104,7 @@ export async function rebuildRollups(
           reason: r.reason,
           priceAtChange: String(r.price),
           createdBy: r.created_by,
+          ...(r.reversal_unit_cost === null ? {} : { reversalUnitCost: String(r.reversal_unit_cost) }),
         });
         byItem.set(r.item_id, list);
       }

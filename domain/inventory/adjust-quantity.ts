@@ -1,4 +1,4 @@
-import { STOCK_CHANGED } from '../outbox/events.js';
+import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { pendingRowsInsert } from '../outbox/consumers.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
@@ -17,6 +17,8 @@ export interface AdjustQuantityInput {
   expectedQuantity?: number;
   /** From `If-Match`. */
   expectedVersion?: number;
+  /** More payload of the event (a reversal's link to its original, StockChangedPayload). */
+  payload?: Partial<StockChangedPayload>;
 }
 
 /**
@@ -43,14 +45,15 @@ with u as (
     'minimumQuantity', u.minimum_quantity, 'reason', ?::text, 'priceAtChange', u.price::text,
     'createdBy', ?::text,
     'occurredAt', to_char(u.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'correlationId', ?::text)
+    'correlationId', ?::text) || coalesce(?::jsonb, '{}'::jsonb)
   from u
   returning id, part
 ), p as (${pendingRowsInsert('e')}
 )
 select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.price)::text as total_value,
        u.supplier_id, u.supplier_name, u.minimum_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,
-       ${isoSql('u.updated_at')} as updated_at, u.version, (select id from e)::text as event_id
+       ${isoSql('u.updated_at')} as updated_at, u.version, (select id from e)::text as event_id,
+       ${isoSql('u.changed_at')} as changed_at
   from u`;
 
 /**
@@ -68,7 +71,7 @@ export async function adjustQuantity(
   if (!isUuid(input.id)) throw itemNotFound();
   const reason = normaliseReason(input.reason);
   for (let attempt = 0; ; attempt++) {
-    const rows = await dbQuery<ItemRow & { event_id: string }>(db, ADJUST_SQL, [
+    const rows = await dbQuery<ItemRow & { event_id: string; changed_at: string }>(db, ADJUST_SQL, [
       input.delta,
       input.id,
       input.delta,
@@ -81,8 +84,10 @@ export async function adjustQuantity(
       reason,
       context.user,
       context.correlationId,
+      input.payload ? JSON.stringify(input.payload) : null,
     ]);
-    if (rows.length > 0) return { item: toItemView(rows[0]), eventIds: [String(rows[0].event_id)] };
+    if (rows.length > 0)
+      return { item: toItemView(rows[0]), eventIds: [String(rows[0].event_id)], at: rows[0].changed_at };
     const current = await dbQuery<{ quantity: number; version: number }>(
       db,
       'select quantity, version from inventory_item where id = ?',

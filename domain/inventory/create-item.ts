@@ -19,6 +19,8 @@ export interface StockWriteResult {
   item: ItemView;
   /** Outbox events written by the transaction; published after commit. */
   eventIds: string[];
+  /** When the change happened (its stock event's time), where the caller needs it. */
+  at?: string;
 }
 
 /**

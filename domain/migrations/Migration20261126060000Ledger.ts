@@ -51,7 +51,6 @@ export class Migration20261126060000Ledger extends Migration {
       create table stock_reversal (
         original_id bigint primary key,
         reversal_entry_id bigint not null unique,
-        reversal_event_id bigint not null,
         created_by varchar(320) not null,
         created_at timestamptz not null default now()
       )`);
