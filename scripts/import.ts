@@ -5,7 +5,7 @@ import { loadConfig } from '../config/env.js';
 import { closeServices, openServices } from '../config/services.js';
 import { requestImport } from '../domain/imports/request-import.js';
 import { runImport } from '../domain/imports/run-import.js';
-import { importIdOf, MAX_IMPORT_BYTES } from '../domain/imports/import-kinds.js';
+import { MAX_IMPORT_BYTES } from '../domain/imports/import-kinds.js';
 import { AppError } from '../domain/shared/errors.js';
 import { runScript } from './run-script.js';
 
@@ -61,7 +61,11 @@ await runScript(async () => {
       Presets.shades_classic,
     );
     let started = false;
-    const report = await runImport(em, services.queues, importIdOf(jobId)!, {
+    const [{ id }] = await em.execute<{ id: string }[]>(
+      'select id::text as id from csv_import where public_id = ?',
+      [jobId],
+    );
+    const report = await runImport(em, services.queues, id, {
       isKey: key => services.i18n.exists(key),
       onProgress: async (read, total) => {
         if (!started) bar.start(total, 0);

@@ -25,10 +25,13 @@ function limiter(redis: Redis, keyPrefix: string, points: number, duration: numb
 }
 
 /**
- * Brute-force protection of password login (rate-limiter-flexible "login endpoint protection"): failed
- * attempts are counted per username+IP (LOGIN_RATE_LIMIT_POINTS per LOGIN_RATE_LIMIT_SECONDS), per IP and per
- * username. Once any count is used up, every attempt (even with the right password) is 429 with Retry-After
- * until its window ends. A successful login resets the username+IP count.
+ * Brute-force protection of password login (rate-limiter-flexible "login endpoint protection"): attempts are
+ * counted per username+IP (LOGIN_RATE_LIMIT_POINTS per LOGIN_RATE_LIMIT_SECONDS), per IP and per username.
+ * Each attempt takes its points BEFORE the password is checked (consume is atomic in Redis), so however many
+ * attempts arrive at once, no more passwords are checked than the budgets allow; once any budget is used up,
+ * every attempt (even with the right password) is 429 with Retry-After until its window ends. Only a 401 keeps
+ * its points: a success resets the username+IP count and gives the others back, and an attempt that was
+ * refused or could not be checked (the database away) gives back what it took.
  */
 export class LoginLimiter {
   private readonly limits: Limit[];
@@ -55,35 +58,36 @@ export class LoginLimiter {
     ];
   }
 
-  /** Runs a login attempt under the limits: 429 before trying when blocked, counts a 401 as a failure. */
+  /** Runs a login attempt under the limits: 429 when a budget is used up; a 401 keeps its points. */
   async attempt<T>(rawUsername: string, ip: string, login: () => Promise<T>): Promise<T> {
     const username = rawUsername.trim().toLowerCase();
-    const states = await Promise.all(this.limits.map(l => l.limiter.get(l.key(username, ip))));
-    const waitMs = Math.max(
-      0,
-      ...states.map((state, i) =>
-        state && state.consumedPoints >= this.limits[i].limiter.points ? state.msBeforeNext : 0,
-      ),
-    );
-    if (waitMs > 0) throw new TooManyRequestsError(waitMs / 1000);
+    const outcomes = await Promise.allSettled(this.limits.map(l => l.limiter.consume(l.key(username, ip))));
+    const taken = this.limits.filter((_, i) => outcomes[i].status === 'fulfilled');
+    const refusals = outcomes.flatMap(o => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    if (refusals.length > 0) {
+      await this.giveBack(taken, username, ip);
+      const over = refusals.filter((r): r is RateLimiterRes => r instanceof RateLimiterRes);
+      // Not a refusal but a failure of the store (no insurance could answer): the error handler's 5xx.
+      if (over.length < refusals.length) throw refusals.find(r => !(r instanceof RateLimiterRes)) as Error;
+      throw new TooManyRequestsError(Math.max(...over.map(r => r.msBeforeNext)) / 1000);
+    }
+    let result: T;
     try {
-      const result = await login();
-      await this.usernameAndIp.limiter.delete(this.usernameAndIp.key(username, ip));
-      return result;
+      result = await login();
     } catch (error) {
-      if (error instanceof UnauthorizedError) await this.recordFailure(username, ip);
+      if (!(error instanceof UnauthorizedError)) await this.giveBack(taken, username, ip);
       throw error;
     }
+    await this.usernameAndIp.limiter.delete(this.usernameAndIp.key(username, ip));
+    await this.giveBack(
+      taken.filter(l => l !== this.usernameAndIp),
+      username,
+      ip,
+    );
+    return result;
   }
 
-  private async recordFailure(username: string, ip: string): Promise<void> {
-    // A rejection here means "now over the limit"; the attempt itself still answers 401, the next one 429.
-    await Promise.all(
-      this.limits.map(l =>
-        l.limiter.consume(l.key(username, ip)).catch((rejection: unknown) => {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        }),
-      ),
-    );
+  private async giveBack(limits: Limit[], username: string, ip: string): Promise<void> {
+    await Promise.all(limits.map(l => l.limiter.reward(l.key(username, ip), 1)));
   }
 }

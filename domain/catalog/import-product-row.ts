@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppError } from '../shared/errors.js';
 import { numericToCents, toCents } from '../shared/money.js';
-import { cellValues, claimRowKey, refusedAs, validateRow, type ImportKind } from '../imports/import-kind.js';
+import { cellValues, claimRowKeys, refusedAs, validateRow, type ImportKind } from '../imports/import-kind.js';
 import { createProductBody } from './catalog.schemas.js';
 import { createProduct } from './create-product.js';
 import { updateProductFields, type UpdateProductFieldsInput } from './update-product-fields.js';
@@ -58,12 +58,10 @@ export const PRODUCT_IMPORT: ImportKind = {
     const values = cellValues(record, COLUMNS);
     const row = validateRow<ProductImportRow>(createProductBody, values, run);
     const price = (row.price ?? row.purchasePrice) as number;
-    claimRowKey(
-      run,
-      record,
-      row.sku ? 'sku' : 'name',
-      row.sku ? `sku:${row.sku.toLowerCase()}` : `name:${row.name.toLowerCase()}`,
-    );
+    claimRowKeys(run, record, [
+      ['name', `name:${row.name.toLowerCase()}`],
+      ...(row.sku ? [['sku', `sku:${row.sku.toLowerCase()}`] as [string, string]] : []),
+    ]);
     const current = await findProduct(tx, row);
     if (!current) {
       await refusedAs(columnOf, () => tx.transactional(inner => createProduct(inner, { ...row, price })));

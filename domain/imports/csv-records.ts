@@ -1,20 +1,20 @@
-import { parse, type Info } from 'csv-parse';
+import { Readable } from 'node:stream';
+import { parse, type CsvError, type Info } from 'csv-parse';
+import type { MessageParams } from '../shared/errors.js';
 import { restoreFormula } from '../shared/csv-cells.js';
 
-/** One data row of an import file: its first line in the file and its cells under their known column names. */
+/** One data row of an import file: its first line in the file and its non-blank cells by known column name. */
 export interface CsvRecord {
   line: number;
   cells: Map<string, string>;
 }
 
-/** A file that cannot be read as CSV from some line on (unclosed quote, stray quote, ...). */
-export class CsvFormatError extends Error {
-  constructor(
-    readonly line: number,
-    readonly detail: string,
-  ) {
-    super(`malformed CSV at line ${line}: ${detail}`);
-  }
+/** Why a line of the file cannot be read as a row: the column at fault (null: the whole row) and a message key. */
+export interface CsvProblem {
+  line: number;
+  column: string | null;
+  messageKey: string;
+  params?: MessageParams;
 }
 
 /** `;` when the header line separates with semicolons (spreadsheet locales with a decimal comma), else `,`. */
@@ -24,70 +24,148 @@ export function detectDelimiter(text: string): ',' | ';' {
   return count(';') > count(',') ? ';' : ',';
 }
 
-const parser = (text: string) =>
-  parse(text, {
-    bom: true,
-    delimiter: detectDelimiter(text.replace(/^\uFEFF/, '')),
-    relax_column_count: true,
-    skip_empty_lines: true,
-    info: true,
-  });
-
-/** Data rows in the file (the header excluded); a malformed file counts up to its first error. */
-export async function countRecords(text: string): Promise<number> {
-  let n = -1;
-  try {
-    for await (const _ of parser(text)) n++;
-  } catch {
-    // The run reports the error with its line.
-  }
-  return Math.max(0, n);
+/** Roughly how many data rows `text` holds (line ends; a quoted cell with line breaks counts more). */
+export function estimateRows(content: Buffer): number {
+  let lines = 0;
+  for (let at = content.indexOf(10); at !== -1; at = content.indexOf(10, at + 1)) lines++;
+  return Math.max(0, lines - 1);
 }
 
-/** An opened import file: the known columns its header names, then its data rows. */
+const isBlank = (record: string[]) => record.every(cell => cell.trim() === '');
+
+/**
+ * An opened import file: problems of its header (a known column named twice, case-insensitively), the known
+ * columns it names (unknown columns are ignored), and its entries in file order: rows, or problems of lines
+ * that cannot be rows (more cells than the header names; text that is not CSV, after which nothing more is
+ * read, since the rest cannot be split into rows reliably). Blank lines, and lines of blank cells only, are
+ * skipped. Cells lose the `'` an export put in front of formula-like text; blank cells are left out.
+ */
 export interface CsvFile {
+  headerProblems: CsvProblem[];
   columns: Set<string>;
-  rows: AsyncGenerator<CsvRecord, void, undefined>;
+  entries: AsyncGenerator<CsvRecord | CsvProblem, void, undefined>;
 }
 
-const formatError = (error: unknown, line: number) => {
-  const e = error as { code?: string; lines?: number };
-  return e.code?.startsWith('CSV_') ? new CsvFormatError(e.lines ?? line, e.code) : error;
+/** Where csv-parse found the file unreadable: its message (which quotes the cell) is never kept. */
+interface ParseError {
+  line: number;
+  emptyLines: number;
+  index: number | undefined;
+  code: string;
+}
+
+const parseError = (error: CsvError): ParseError => {
+  const e = error as CsvError & { lines: number; empty_lines: number; column?: number | string };
+  return {
+    line: e.lines,
+    emptyLines: e.empty_lines,
+    index: typeof e.column === 'number' ? e.column : undefined,
+    code: e.code,
+  };
 };
 
 /**
- * Opens `text`: the header row names the columns (case-insensitively, any order; unknown columns are
- * ignored); each later row comes with its first line number. Cells lose the `'` an export put in front of
- * formula-like text. Throws CsvFormatError with the line of the first unreadable row (also while iterating).
+ * A parse error as a problem of its row's first line (`line`) and column (named by the header when it has
+ * that column).
  */
-export async function openCsv(text: string, knownColumns: readonly string[]): Promise<CsvFile> {
+function malformed(error: ParseError, header: string[] | undefined, line: number): CsvProblem {
+  const { index } = error;
+  const column = index === undefined ? null : (header?.[index]?.trim() ?? `#${index + 1}`);
+  return { line, column, messageKey: 'csv.import.malformed', params: { detail: error.code } };
+}
+
+/** The file in chunks, so the parser streams it (with backpressure) instead of holding every record at once. */
+function* chunks(content: Buffer): Generator<Buffer> {
+  for (let at = 0; at < content.length; at += CHUNK_BYTES) yield content.subarray(at, at + CHUNK_BYTES);
+}
+
+const CHUNK_BYTES = 64 * 1024;
+
+export async function openCsv(content: Buffer, knownColumns: readonly string[]): Promise<CsvFile> {
   const byLowerName = new Map(knownColumns.map(c => [c.toLowerCase(), c]));
-  const iterator = (parser(text) as AsyncIterable<{ record: string[]; info: Info }>)[Symbol.asyncIterator]();
+  const firstLine = content.subarray(0, Math.min(content.length, CHUNK_BYTES)).toString('utf8');
+  let header: string[] | undefined;
+  // csv-parse goes on after an error (skipping the record), so the rows before it still arrive; the first
+  // error is where the file stops being readable.
+  let firstError: ParseError | undefined;
+  const parser = parse({
+    bom: true,
+    delimiter: detectDelimiter(firstLine.replace(/^\uFEFF/, '')),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    info: true,
+    skip_records_with_error: true,
+    on_skip: error => {
+      if (error && !firstError) firstError = parseError(error);
+      return undefined;
+    },
+  });
+  const source = Readable.from(chunks(content), { objectMode: false });
+  source.on('error', error => parser.destroy(error));
+  source.pipe(parser);
+  const iterator = (parser as AsyncIterable<{ record: string[]; info: Info }>)[Symbol.asyncIterator]();
   let lastLine = 0;
   let emptyLines = 0;
-  const next = async () => {
-    try {
-      const result = await iterator.next();
-      if (result.done) return undefined;
-      const { record, info } = result.value;
-      const line = lastLine + 1 + (info.empty_lines - emptyLines);
-      lastLine = info.lines;
-      emptyLines = info.empty_lines;
-      return { record, line };
-    } catch (error) {
-      throw formatError(error, lastLine + 1);
+  /** The next record with its first line, the problem where the file stops being readable, or undefined. */
+  const next = async (): Promise<{ record: string[]; line: number } | CsvProblem | undefined> => {
+    const result = await iterator.next();
+    if (firstError && (result.done || result.value.info.lines >= firstError.line)) {
+      if (!result.done) parser.destroy();
+      return malformed(firstError, header, lastLine + 1 + (firstError.emptyLines - emptyLines));
     }
+    if (result.done) return undefined;
+    const { record, info } = result.value;
+    const line = lastLine + 1 + (info.empty_lines - emptyLines);
+    lastLine = info.lines;
+    emptyLines = info.empty_lines;
+    return { record, line };
   };
-  const header = await next();
-  const columns = (header?.record ?? []).map(h => byLowerName.get(h.trim().toLowerCase()));
-  async function* rows(): AsyncGenerator<CsvRecord, void, undefined> {
+  const first = await next();
+  const headerProblems: CsvProblem[] = [];
+  let columns: (string | undefined)[] = [];
+  if (first && 'messageKey' in first) headerProblems.push(first);
+  else if (first) {
+    header = first.record;
+    columns = header.map(h => byLowerName.get(h.trim().toLowerCase()));
+    columns.forEach((column, i) => {
+      if (column && columns.indexOf(column) < i)
+        headerProblems.push({
+          line: first.line,
+          column,
+          messageKey: 'csv.import.column.duplicate',
+          params: { column },
+        });
+    });
+  }
+  const width = columns.length;
+  async function* entries(): AsyncGenerator<CsvRecord | CsvProblem, void, undefined> {
+    if (headerProblems.length > 0) return;
     for (let row = await next(); row; row = await next()) {
+      if ('messageKey' in row) {
+        yield row;
+        return;
+      }
+      if (isBlank(row.record)) continue;
+      if (row.record.length > width) {
+        yield {
+          line: row.line,
+          column: `#${width + 1}`,
+          messageKey: 'csv.import.row.too.many.cells',
+          params: { cells: row.record.length, columns: width },
+        };
+        continue;
+      }
       const cells = new Map<string, string>();
       columns.forEach((name, i) => {
-        if (name) cells.set(name, restoreFormula(row.record[i] ?? ''));
+        const cell = row.record[i];
+        if (name && cell !== undefined && cell.trim() !== '') cells.set(name, restoreFormula(cell));
       });
       yield { line: row.line, cells };
     }
   }
-  return { columns: new Set(columns.filter((c): c is string => c !== undefined)), rows: rows() };
+  return {
+    headerProblems,
+    columns: new Set(columns.filter((c): c is string => c !== undefined)),
+    entries: entries(),
+  };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
 import { isoSql } from '../shared/sql.js';
-import { importIdOf, importJobId, type ImportKindName } from './import-kinds.js';
+import type { ImportKindName } from './import-kinds.js';
 import type { ImportReport } from './run-import.js';
 
 export interface ImportStatus {
@@ -24,19 +24,16 @@ export async function getImportStatus(
   kind: ImportKindName,
   jobId: string,
 ): Promise<ImportStatus> {
-  const id = importIdOf(jobId);
-  const rows = id
-    ? await em.execute<
-        (Omit<ImportStatus, 'jobId' | 'progress'> & { rowsRead: number; rowsTotal: number | null })[]
-      >(
-        `select state, dry_run as "dryRun", rows_read as "rowsRead", rows_total as "rowsTotal", report, language,
+  const rows = await em.execute<
+    (Omit<ImportStatus, 'jobId' | 'progress'> & { rowsRead: number; rowsTotal: number | null })[]
+  >(
+    `select state, dry_run as "dryRun", rows_read as "rowsRead", rows_total as "rowsTotal", report, language,
                 ${isoSql('created_at')} as "createdAt", ${isoSql('started_at')} as "startedAt",
                 ${isoSql('finished_at')} as "finishedAt"
-           from csv_import where id = ? and kind = ?`,
-        [id, kind],
-      )
-    : [];
+           from csv_import where public_id = ? and kind = ?`,
+    [jobId, kind],
+  );
   if (!rows[0]) throw new NotFoundError('csv.import.not.found');
   const { rowsRead, rowsTotal, ...row } = rows[0];
-  return { ...row, jobId: importJobId(id!), progress: { rowsRead, rowsTotal } };
+  return { ...row, jobId, progress: { rowsRead, rowsTotal } };
 }

@@ -84,10 +84,14 @@ export function cellValues(record: CsvRecord, columns: readonly string[]): Recor
   return values;
 }
 
-/** Marks a row key (sku or name) as seen; a second row with the same key is refused. */
-export function claimRowKey(run: ImportRun, record: CsvRecord, column: string, key: string): void {
-  const first = run.seen.get(key);
-  if (first !== undefined)
-    throw new RowRejected([{ column, messageKey: 'csv.import.row.duplicate', params: { line: first } }]);
-  run.seen.set(key, record.line);
+/** Marks a row's keys (name, sku) as seen; a later row with a key seen before is refused. */
+export function claimRowKeys(run: ImportRun, record: CsvRecord, keys: [column: string, key: string][]): void {
+  const problems = keys.flatMap(([column, key]) => {
+    const first = run.seen.get(key);
+    return first === undefined
+      ? []
+      : [{ column, messageKey: 'csv.import.row.duplicate', params: { line: first } }];
+  });
+  if (problems.length > 0) throw new RowRejected(problems);
+  for (const [, key] of keys) run.seen.set(key, record.line);
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QueueProducer } from '../queues/queue-producer.js';
 import { ValidationError } from '../shared/errors.js';
 import type { WriteContext } from '../shared/write-context.js';
-import { importJobId, type ImportKindName } from './import-kinds.js';
+import { newImportJobId, type ImportKindName } from './import-kinds.js';
 
 export interface ImportRequest {
   kind: ImportKindName;
@@ -38,29 +38,42 @@ export async function requestImport(
   }
   const hash = createHash('sha256').update(request.content).digest('hex');
   const key = [request.userId, request.kind, hash, request.dryRun, request.createSuppliers];
-  let id: string | undefined;
-  for (let attempt = 0; !id && attempt < 5; attempt++) {
-    const inserted = await em.execute<{ id: string }[]>(
+  let job: { id: string; jobId: string } | undefined;
+  for (let attempt = 0; !job && attempt < 5; attempt++) {
+    const inserted = await em.execute<{ id: string; jobId: string }[]>(
       `insert into csv_import (user_id, kind, file_hash, dry_run, create_suppliers, content, language,
-                               requested_by, correlation_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (user_id, kind, file_hash, dry_run, create_suppliers) where state in ('queued', 'running')
-       do nothing returning id::text as id`,
-      [...key, request.content, request.language, request.write.user, request.write.correlationId],
+                               requested_by, correlation_id, public_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (user_id, kind, file_hash, dry_run, create_suppliers)
+         where state in ('queued', 'running', 'applying')
+       do nothing returning id::text as id, public_id as "jobId"`,
+      [
+        ...key,
+        request.content,
+        request.language,
+        request.write.user,
+        request.write.correlationId,
+        newImportJobId(),
+      ],
     );
-    id = inserted[0]?.id;
-    if (!id) {
+    job = inserted[0];
+    if (!job) {
       // A repeat: the first import in flight answers (if it finished meanwhile, insert again).
-      const existing = await em.execute<{ id: string }[]>(
-        `select id::text as id from csv_import where user_id = ? and kind = ? and file_hash = ? and dry_run = ?
-            and create_suppliers = ? and state in ('queued', 'running') order by id limit 1`,
+      const existing = await em.execute<{ id: string; jobId: string }[]>(
+        `select id::text as id, public_id as "jobId" from csv_import
+          where user_id = ? and kind = ? and file_hash = ? and dry_run = ? and create_suppliers = ?
+            and state in ('queued', 'running', 'applying') order by id limit 1`,
         key,
       );
-      id = existing[0]?.id;
+      job = existing[0];
     }
   }
-  if (!id) throw new Error('could not register the import');
-  const jobId = importJobId(id);
-  await queues.addQuietly('imports', 'import', { importId: id }, { ...IMPORT_JOB_OPTIONS, jobId });
-  return jobId;
+  if (!job) throw new Error('could not register the import');
+  await queues.addQuietly(
+    'imports',
+    'import',
+    { importId: job.id },
+    { ...IMPORT_JOB_OPTIONS, jobId: job.jobId },
+  );
+  return job.jobId;
 }

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QueueProducer } from '../queues/queue-producer.js';
-import { importJobId } from './import-kinds.js';
 import { IMPORT_JOB_OPTIONS } from './request-import.js';
 
 /**
@@ -13,18 +12,13 @@ export async function requeueImports(
   queues: QueueProducer,
   idleMs: number,
 ): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
-    `select id::text as id from csv_import
-      where state in ('queued', 'running') and updated_at < now() - make_interval(secs => ?::float8 / 1000)
+  const rows = await em.execute<{ id: string; jobId: string }[]>(
+    `select id::text as id, public_id as "jobId" from csv_import
+      where state in ('queued', 'running', 'applying') and updated_at < now() - make_interval(secs => ?::float8 / 1000)
       order by id limit 100`,
     [idleMs],
   );
-  for (const { id } of rows)
-    await queues.add(
-      'imports',
-      'import',
-      { importId: id },
-      { ...IMPORT_JOB_OPTIONS, jobId: importJobId(id) },
-    );
+  for (const { id, jobId } of rows)
+    await queues.add('imports', 'import', { importId: id }, { ...IMPORT_JOB_OPTIONS, jobId });
   return rows.length;
 }

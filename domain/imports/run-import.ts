@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QueueProducer } from '../queues/queue-producer.js';
 import { publishEvents } from '../outbox/publish-events.js';
-import { CsvFormatError, countRecords, openCsv } from './csv-records.js';
+import { estimateRows, openCsv } from './csv-records.js';
 import { IMPORT_KINDS, type ImportKindName } from './import-kinds.js';
 import { RowRejected, type ImportRun, type RowRejection } from './import-kind.js';
 
@@ -67,8 +67,7 @@ export async function runImport(
   );
   if (!stored) return undefined;
   if (stored.state === 'completed' || stored.state === 'failed') return stored.report ?? undefined;
-  const text = Buffer.from(stored.content).toString('utf8');
-  const total = await countRecords(text);
+  const total = estimateRows(Buffer.from(stored.content));
   await em.execute(
     `update csv_import set state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now()),
             rows_total = ?, rows_read = 0, updated_at = now() where id = ?`,
@@ -110,13 +109,15 @@ export async function runImport(
         suppliers: new Map(),
       };
       let read = 0;
-      try {
-        const file = await openCsv(text, kind.columns);
-        const missing = kind.requiredColumns.filter(c => !file.columns.has(c));
-        for (const column of missing)
-          reject({ line: 1, column, messageKey: 'csv.import.column.missing', params: { column } });
-        if (missing.length === 0)
-          for await (const record of file.rows) {
+      const file = await openCsv(Buffer.from(stored.content), kind.columns);
+      file.headerProblems.forEach(reject);
+      const missing = kind.requiredColumns.filter(c => !file.columns.has(c));
+      for (const column of missing)
+        reject({ line: 1, column, messageKey: 'csv.import.column.missing', params: { column } });
+      if (missing.length === 0)
+        for await (const record of file.entries) {
+          if ('messageKey' in record) reject(record);
+          else
             try {
               const applied = await kind.apply(tx, record, run);
               report[applied.outcome]++;
@@ -125,17 +126,8 @@ export async function runImport(
               if (!(error instanceof RowRejected)) throw error;
               for (const problem of error.problems) reject({ line: record.line, ...problem });
             }
-            if (++read % PROGRESS_EVERY_ROWS === 0) await progress(read);
-          }
-      } catch (error) {
-        if (!(error instanceof CsvFormatError)) throw error;
-        reject({
-          line: error.line,
-          column: null,
-          messageKey: 'csv.import.malformed',
-          params: { detail: error.detail },
-        });
-      }
+          if (++read % PROGRESS_EVERY_ROWS === 0) await progress(read);
+        }
       if (stored.dry_run || report.rejectedCount > 0) throw new Rollback();
       report.applied = true;
       await finish(tx, id, report);

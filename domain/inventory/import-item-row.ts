@@ -5,7 +5,7 @@ import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
 import { createSupplier } from '../suppliers/create-supplier.js';
 import {
   cellValues,
-  claimRowKey,
+  claimRowKeys,
   refusedAs,
   RowRejected,
   validateRow,
@@ -99,12 +99,10 @@ export const ITEM_IMPORT: ImportKind = {
     const values = cellValues(record, COLUMNS);
     const row = validateRow<ItemImportRow>(rowSchema, values, run);
     const sku = row.sku ? row.sku : null;
-    claimRowKey(
-      run,
-      record,
-      sku ? 'sku' : 'name',
-      sku ? `sku:${sku.toLowerCase()}` : `name:${row.name.toLowerCase()}`,
-    );
+    claimRowKeys(run, record, [
+      ['name', `name:${row.name.toLowerCase()}`],
+      ...(sku ? [['sku', `sku:${sku.toLowerCase()}`] as [string, string]] : []),
+    ]);
     const current = await findItem(tx, row);
     const supplierId = row.supplierName
       ? await supplierIdOf(tx, row.supplierName, run)

@@ -71,6 +71,24 @@ describe('Login brute-force limits (rate-limiter-flexible on Redis)', () => {
     await login(user.username, 'wrong', ip).expect(429);
   });
 
+  it('When 50 wrong passwords arrive at once, then at most LOGIN_RATE_LIMIT_POINTS are checked (401) and the rest are 429; the right password is then 429 too', async () => {
+    const burstApp = await startTestApp({ LOGIN_RATE_LIMIT_POINTS: '5' }, { migrate: false });
+    try {
+      const user = await createUser(burstApp.services);
+      const ip = fakeIp();
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, async () => (await login(user.username, 'wrong', ip, burstApp)).status),
+      );
+      const count = (status: number) => statuses.filter(s => s === status).length;
+      expect(count(401)).to.be.within(1, 5);
+      expect(count(401) + count(429)).to.equal(50);
+      const right = await login(user.username, user.password, ip, burstApp).expect(429);
+      expect(right.body.data).to.equal(null);
+    } finally {
+      await burstApp.close();
+    }
+  });
+
   it('When the username is unknown, then status and body are those of a wrong password', async () => {
     const user = await createUser(app.services);
     const ip = fakeIp();

@@ -275,6 +275,22 @@ describe('CSV import of inventory items (POST /api/inventory/import, a BullMQ jo
     await api().get('/api/inventory/import/nonsense').set('Authorization', admin.auth).expect(404);
   });
 
+  it('When imports are requested, then their job ids are unguessable: neither the row id nor a padded form of it resolves (issue 27.10)', async () => {
+    const file = (n: number) => csvFile(HEADER, [[`Id ${n} ${uid()}`, '', 1, '1.00', supplier.name, 0]]);
+    const ids = [
+      await startImport(api(), admin.auth, '/api/inventory/import?dryRun=true', file(1)),
+      await startImport(api(), admin.auth, '/api/inventory/import?dryRun=true', file(2)),
+    ];
+    for (const id of ids) expect(id).to.match(/^import-[A-Za-z0-9_-]{24}$/);
+    expect(ids[0]).not.to.equal(ids[1]);
+    const [row] = await testApp()
+      .services.orm.em.fork()
+      .execute<{ id: string }[]>('select id::text as id from csv_import where public_id = ?', [ids[1]]);
+    for (const guess of [`import-${row.id}`, `import-0${row.id}`, row.id])
+      await api().get(`/api/inventory/import/${guess}`).set('Authorization', admin.auth).expect(404);
+    for (const id of ids) await finishedImport(api(), admin.auth, `/api/inventory/import/${id}`);
+  });
+
   it('When the file comes as a multipart form, then it is imported like a body', async () => {
     const name = `Form ${uid()}`;
     const res = await api()

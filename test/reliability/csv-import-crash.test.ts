@@ -42,9 +42,10 @@ describe('CSV import survives kill -9 of the worker process', function () {
       expect(status.report).to.deep.include({ created: ROWS, updated: 0, rejectedCount: 0, applied: true });
 
       const em = services.orm.em.fork();
-      const [run] = await em.execute<{ attempts: number }[]>('select attempts from csv_import where id = ?', [
-        jobId.replace('import-', ''),
-      ]);
+      const [run] = await em.execute<{ attempts: number }[]>(
+        'select attempts from csv_import where public_id = ?',
+        [jobId],
+      );
       expect(run.attempts).to.be.greaterThan(1);
       await waitForHistorySettled(services, 60000);
       const [counts] = await em.execute<

@@ -20,7 +20,7 @@ describe('Import sweep: an import whose queued job Redis lost still runs', funct
     await services.queues.queue('imports').obliterate({ force: true });
     await services.orm.em
       .fork()
-      .execute(`update csv_import set updated_at = now() - interval '1 hour' where id = ?`, [jobId.slice(7)]);
+      .execute(`update csv_import set updated_at = now() - interval '1 hour' where public_id = ?`, [jobId]);
 
     const workers = startWorkers(services, { clock: false, relay: false });
     try {
