@@ -38,15 +38,25 @@ function decodeChangeCursor(cursor: string): Position {
 }
 
 /**
- * Changes after the position in (transaction id, change id) order, only of transactions below the oldest one
- * still running (pg_snapshot_xmin of the statement's own snapshot): every transaction that could still write a
- * row before the position has ended, so a row never appears behind a cursor that has passed it. A sequence
- * value alone would not do: ids are taken before their transactions commit, in another order.
+ * Changes after the position in (place, change id) order, only below the oldest transaction still running that
+ * could write one (the statement's own snapshot): every transaction that could still write a row before the
+ * position has ended, so a row never appears behind a cursor that has passed it. A sequence value alone would
+ * not do: ids are taken before their transactions commit, in another order. This is pg_snapshot_xmin, except
+ * that running transactions seen in pg_stat_activity as another database's are left out (transaction ids are
+ * shared by the whole cluster, item_change is this database's): one can never write here, and a long one there
+ * would hold the feed back. A transaction not seen at all counts, so a race can only hold the feed back a poll.
  */
 const CHANGES_SQL = `
+with bound as materialized (
+  select coalesce((select min(x) from pg_snapshot_xip(s.snap) x
+                    where not exists (select 1 from pg_stat_activity a
+                                       where a.backend_xid = x::xid and a.datname <> current_database())),
+                  pg_snapshot_xmax(s.snap)) as below
+    from (select pg_current_snapshot() as snap) s
+)
 select c.item_id as "itemId", c.kind, c.version, ${isoSql('c.at')} as at, c.xid::text as xid, c.id::text as id
-  from item_change c
- where (c.xid, c.id) > (?::xid8, ?::bigint) and c.xid < pg_snapshot_xmin(pg_current_snapshot())
+  from item_change c, bound
+ where (c.xid, c.id) > (?::xid8, ?::bigint) and c.xid < bound.below
  order by c.xid, c.id
  limit ?`;
 
