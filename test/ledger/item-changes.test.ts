@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
+import { csvFile, drainStockEvents, runImport } from '../support/csv.js';
+import { startWorkers } from '../../workers/main.js';
 
 interface ChangeRow {
   kind: string;
@@ -128,5 +130,40 @@ describe('Ledger: item changes are events', () => {
         ),
     ]);
     expect(events.map(e => e.at)).to.deep.equal(rows.map(r => r.at));
+  });
+
+  it('When a CSV import creates an item and counts another, then each writes its item-change record', async function () {
+    this.timeout(60000);
+    const supplier = await newSupplier(api(), admin.auth);
+    const counted = await newItem(api(), admin.auth, supplier.id, { quantity: 10, price: 2.5 });
+    const newName = `Imported ${counted.name}`;
+    const workers = startWorkers(testApp().services, { clock: false });
+    try {
+      const status = await runImport(
+        api(),
+        admin.auth,
+        '/api/inventory/import',
+        csvFile(
+          ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'],
+          [
+            [counted.name, '', 7, '2.50', supplier.name, 0],
+            [newName, '', 0, '1.99', supplier.name, 2],
+          ],
+        ),
+      );
+      expect(status.report?.applied).to.equal(true);
+      await drainStockEvents(testApp().services);
+    } finally {
+      await workers.close();
+    }
+    const countedChanges = await changesOf(counted.id);
+    expect(countedChanges.map(r => r.kind)).to.deep.equal(['created', 'updated']);
+    expect(countedChanges[1]).to.include({ quantity: 7, version: 2 });
+    const [created] = await testApp()
+      .services.orm.em.fork()
+      .execute<{ id: string }[]>('select id from inventory_item where name = ?', [newName]);
+    expect((await changesOf(created.id)).map(r => [r.kind, r.version, r.quantity])).to.deep.equal([
+      ['created', 1, 0],
+    ]);
   });
 });
