@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { openOrm, migrate } from '../config/database.js';
+import { openOrm } from '../config/database.js';
 import { createDatabases } from './create-databases.js';
 import { checkIntegrity } from '../domain/stock-history/check-integrity.js';
 import { itemAsOf } from '../domain/inventory/item-as-of.js';
 import { inventoryValueAsOf } from '../domain/inventory/inventory-value-as-of.js';
-import { printTable, ratio } from './bench-support.js';
+import { benchDatabaseUrl, printTable, ratio, resetBenchDatabase } from './bench-support.js';
 
 /**
  * Ledger benchmark (figures, never assertions): the integrity check's rate (entries/s) and this process's RSS
@@ -19,19 +19,11 @@ const SUPPLIERS = 20;
 const DAYS = 365;
 const END_MS = Date.parse('2026-11-21T23:59:59Z');
 
-const benchUrl = () => {
-  if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom');
-  url.pathname = '/stockroom_bench_ledger';
-  return url.toString();
-};
+const benchUrl = () => process.env.BENCH_DATABASE_URL ?? benchDatabaseUrl('stockroom_bench_ledger');
 
 /** Per item, event k: k = 0 -> +100 INITIAL_STOCK; k % 3 = 0 -> +30 RESTOCK; else -10 SALE (never below 80). */
 async function load(client: pg.Client, rows: number): Promise<void> {
-  await client.query('drop schema if exists public cascade; create schema public;');
-  const orm = await openOrm(benchUrl(), 2);
-  await migrate(orm);
-  await orm.close(true);
+  await resetBenchDatabase(client, benchUrl());
   const stepMs = (DAYS * 86400000) / rows;
   await client.query(`
     insert into supplier (id, name, created_by)
