@@ -10,20 +10,15 @@ export interface InventoryValueView {
 }
 
 /**
- * Every item's latest change up to the instant: the item ids are walked through the (item, at) index (a skip
- * scan, one probe per item) and each item's state is one more probe, so the cost follows the number of items,
- * not the length of the history. Items deleted by then, or of another supplier then, do not count.
+ * Every item created up to the instant (the partial index of creations: one entry per item), each with its latest
+ * change up to the instant (one index-only probe of the (item, at) index), so the cost follows the number of
+ * items, not the length of the history. Items deleted by then, or of another supplier then, do not count.
  */
 const VALUE_AS_OF_SQL = `
-with recursive ids(item_id) as (
-  (select item_id from item_change order by item_id limit 1)
-  union all
-  select (select c.item_id from item_change c where c.item_id > ids.item_id order by c.item_id limit 1)
-    from ids where ids.item_id is not null
-)
 select coalesce(sum(s.quantity * s.price), 0)::text as total_value, coalesce(sum(s.quantity), 0)::text as total_quantity,
        count(*)::int as items
-  from ids
+  from (select item_id from item_change
+         where kind = 'created' and at < ?::timestamptz + interval '1 millisecond') ids
  cross join lateral (select c.kind, c.quantity, c.price, c.supplier_id from item_change c
                       where c.item_id = ids.item_id and c.at < ?::timestamptz + interval '1 millisecond'
                       order by c.at desc, c.id desc limit 1) s
@@ -39,7 +34,7 @@ export async function inventoryValueAsOf(
   const [row] = await dbQuery<{ total_value: string; total_quantity: string; items: number }>(
     db,
     VALUE_AS_OF_SQL,
-    [at.toISOString(), supplierId, supplierId],
+    [at.toISOString(), at.toISOString(), supplierId, supplierId],
   );
   return {
     asOf: at.toISOString(),
