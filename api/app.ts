@@ -70,7 +70,9 @@ export function createApp(services: Services): BuiltApp {
   app.disable('x-powered-by');
   // Single-item responses set their own ETag (the row version); no hash of every JSON body.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  // Who may say the client's address (X-Forwarded-For) and scheme: TRUST_PROXY. req.ip is then the address
+  // the first untrusted hop connected from, which a client cannot choose by sending its own header.
+  app.set('trust proxy', typeof config.trustProxy === 'number' ? config.trustProxy : [...config.trustProxy]);
   app.set('query parser', 'simple');
   // Read by every streamed answer (presenters/stream-response.ts): how long a client may take no data.
   app.locals.streamIdleTimeoutMs = config.streamIdleTimeoutMs;

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
+import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
+import { ConfigError } from './config-error.js';
+import { postgresConnection } from './postgres-tls.js';
+import type { RedisTlsSettings } from './redis-tls.js';
 
 /** Typed, validated, frozen configuration. Nothing else in the code base reads `process.env`. */
 export interface Config {
@@ -41,6 +46,11 @@ export interface Config {
   readonly workerConcurrency: number;
   readonly lowStockThreshold: number;
   readonly loginRateLimit: { readonly points: number; readonly durationSeconds: number };
+  /** PEM of DATABASE_CA_FILE, for every PostgreSQL URL (see config/postgres-tls.ts). */
+  readonly databaseCa: string | undefined;
+  readonly redisTls: RedisTlsSettings;
+  /** Express's `trust proxy`: a hop count, or `loopback` and the like and addresses/CIDRs. */
+  readonly trustProxy: number | readonly string[];
   /** A streamed answer whose client takes no data this long is cut and its connection released. */
   readonly streamIdleTimeoutMs: number;
   /** Exports and unpaged history streams at once per user (per client address when anonymous). */
@@ -49,15 +59,7 @@ export interface Config {
   readonly lockTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${detail}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 const list = (value: string | undefined): string[] =>
   (value ?? '')
@@ -89,7 +91,7 @@ const schema = Joi.object({
   JWT_SECRET: Joi.string().min(32).messages({ 'string.min': 'must be at least 32 bytes long' }),
   JWT_TTL: Joi.string().default('10h'),
   APP_DEMO_READONLY: Joi.boolean().default(false),
-  PUBLIC_URL: url.default('http://localhost:8080'),
+  PUBLIC_URL: url,
   FRONTEND_URL: url.default('http://localhost:5173'),
   CORS_ORIGINS: Joi.string().allow(''),
   OIDC_PROVIDER_ID: Joi.string()
@@ -119,6 +121,10 @@ const schema = Joi.object({
   LOW_STOCK_THRESHOLD: Joi.number().integer().min(0).default(5),
   LOGIN_RATE_LIMIT_POINTS: Joi.number().integer().min(1).default(5),
   LOGIN_RATE_LIMIT_SECONDS: Joi.number().integer().min(1).default(900),
+  DATABASE_CA_FILE: Joi.string(),
+  REDIS_CA_FILE: Joi.string(),
+  REDIS_TLS_REJECT_UNAUTHORIZED: Joi.boolean().default(true),
+  TRUST_PROXY: Joi.string().default('loopback'),
   STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
   STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
   LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
@@ -150,6 +156,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(v.OIDC_ISSUER_URL) !== Boolean(v.OIDC_CLIENT_ID))
     throw new ConfigError('OIDC_CLIENT_ID', 'and OIDC_ISSUER_URL must be set together');
 
+  const databaseCa = readPem('DATABASE_CA_FILE', v.DATABASE_CA_FILE);
+  postgresConnection(v.DATABASE_URL, databaseCa, 'DATABASE_URL');
+
   const frontendUrl = String(v.FRONTEND_URL).replace(/\/$/, '');
   const corsOrigins = v.CORS_ORIGINS ? list(v.CORS_ORIGINS) : [new URL(frontendUrl).origin];
   for (const origin of corsOrigins) {
@@ -170,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: v.JWT_SECRET ?? randomBytes(32).toString('hex'),
     jwtTtlSeconds: durationSeconds(v.JWT_TTL),
     demoReadonly: v.APP_DEMO_READONLY,
-    publicUrl: String(v.PUBLIC_URL).replace(/\/$/, ''),
+    publicUrl: String(v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/$/, ''),
     frontendUrl,
     corsOrigins: corsOrigins.map(o => new URL(o).origin),
     oidc: {
@@ -198,6 +207,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: v.WORKER_CONCURRENCY,
     lowStockThreshold: v.LOW_STOCK_THRESHOLD,
     loginRateLimit: { points: v.LOGIN_RATE_LIMIT_POINTS, durationSeconds: v.LOGIN_RATE_LIMIT_SECONDS },
+    databaseCa,
+    redisTls: {
+      ca: readPem('REDIS_CA_FILE', v.REDIS_CA_FILE),
+      rejectUnauthorized: v.REDIS_TLS_REJECT_UNAUTHORIZED,
+    },
+    trustProxy: trustProxy(v.TRUST_PROXY),
     streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
     streamsPerUser: v.STREAMS_PER_USER,
     lockTimeoutMs: v.LOCK_TIMEOUT_MS,
@@ -213,6 +228,58 @@ export function readCliPassword(env: NodeJS.ProcessEnv = process.env): string | 
 /** The configuration with extra variables layered over the environment (e.g. a local OpenID provider). */
 export function loadConfigWith(extra: Record<string, string>): Config {
   return loadConfig({ ...process.env, ...extra });
+}
+
+/** A CA file's PEM text, read once at start; a missing or non-PEM file is a configuration error. */
+function readPem(variable: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      variable,
+      `names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${path})`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new ConfigError(variable, `names a file without a PEM certificate (${path})`);
+  return pem;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` takes it. `true` (trust every hop) is refused: the left-most
+ * X-Forwarded-For entry is whatever the client sent, so per-IP limits could be dodged at will.
+ */
+function trustProxy(value: string): number | string[] {
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const entries = list(trimmed);
+  if (entries.length === 0)
+    throw new ConfigError('TRUST_PROXY', 'must be loopback, a hop count or a CIDR list');
+  for (const entry of entries)
+    if (!PROXY_NAMES.has(entry) && !isAddressOrCidr(entry))
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `contains "${entry}"; use loopback, a hop count (1) or addresses/CIDRs`,
+      );
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  if (!/^\d+$/.test(bits)) return false;
+  try {
+    new BlockList().addSubnet(address, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function deepFreeze<T extends object>(obj: T): T {

@@ -60,13 +60,12 @@ let stdout: LineSink | undefined;
 const bufferedStdout = (): LineSink => (stdout ??= batchedStdout());
 
 /**
- * Standard output written in batches of whole lines: the lines of up to 100 ms (or 32 K characters) are joined
+ * Standard output written in batches of whole lines: the lines of up to FLUSH_INTERVAL_MS (or BATCH_CHARS) are joined
  * and handed to sonic-boom as ONE string, which writes it without blocking: one write system call per batch
  * instead of one per record (one per request at `info`). Not sonic-boom's own batching (`minLength`): it takes
- * the byte length of its whole pending string on every record, which flattens that string each time (~15 KB
- * allocated per request with 32 KB batches, the largest allocation of a read). At exit the pending lines go to
- * sonic-boom first and pino's exit hook then writes them synchronously, so only a kill -9 can lose the last
- * 100 ms of lines.
+ * the byte length of its whole pending string on every record, which flattens that string each time (the
+ * largest allocation of a read). At exit the pending lines go to sonic-boom first and pino's exit hook then
+ * writes them synchronously, so only a kill -9 can lose the last FLUSH_INTERVAL_MS of lines.
  */
 function batchedStdout(): LineSink {
   let lines: string[] = [];

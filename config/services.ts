@@ -8,6 +8,7 @@ import { DatabaseProbe } from './database-probe.js';
 import { createI18n } from './i18n.js';
 import { createProcessLogger } from './logger.js';
 import { createRedis } from './redis.js';
+import { postgresConnection, settleSslmode } from './postgres-tls.js';
 import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { CountedRowStreams, RowStreams } from '../domain/shared/row-stream.js';
@@ -45,22 +46,28 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
     config.logLevel,
     config.nodeEnv === 'development' && process.stdout.isTTY === true,
   );
-  const orm = await openOrm(config.databaseUrl, config.dbPoolMax);
-  const redis = createRedis(config.redisUrl, 'producer');
+  // libpq's default sslmode (prefer) is settled once, for every pool of the process.
+  const databaseUrl = await settleSslmode(config.databaseUrl);
+  const database = postgresConnection(databaseUrl, config.databaseCa);
+  const orm = await openOrm(databaseUrl, config.dbPoolMax, {
+    lockTimeoutMs: config.lockTimeoutMs,
+    caPem: config.databaseCa,
+  });
+  const redis = createRedis(config, 'producer');
   const queues = new QueueProducer(redis, config.redisPrefix, config.enqueueTimeoutMs);
   const i18n = await createI18n();
   const probe = new DatabaseProbe(orm);
-  const accounts = new AccountCache(config.databaseUrl, logger);
+  const accounts = new AccountCache(database, logger);
   const slots = new StreamSlots(redis, config.redisPrefix, config.streamsPerUser, error =>
     logger.warn({ err: error }, 'stream slots: Redis unavailable, counting in this process'),
   );
   const streamPool = new RowStreams(
-    config.databaseUrl,
+    database,
     config.streamsPerUser * STREAM_CONNECTIONS_PER_SLOT,
     'stockroom-stream',
   );
   const rows = new CountedRowStreams(streamPool, slots);
-  const lists = new RowStreams(config.databaseUrl, LIST_CONNECTIONS, 'stockroom-list');
+  const lists = new RowStreams(database, LIST_CONNECTIONS, 'stockroom-list');
   return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists };
 }
 

@@ -2,11 +2,13 @@ import { loadConfig } from '../config/env.js';
 import { migrate, openOrm } from '../config/database.js';
 import { createDatabases } from './create-databases.js';
 import { runScript } from './run-script.js';
+import { checkConnections } from '../config/connection-check.js';
 
 await runScript(async () => {
   const config = loadConfig();
-  await createDatabases(config.databaseUrl);
-  const orm = await openOrm(config.databaseUrl, 2);
+  await checkConnections(config, ['postgres']);
+  await createDatabases(config.databaseUrl, [], config.databaseCa);
+  const orm = await openOrm(config.databaseUrl, 2, { caPem: config.databaseCa });
   try {
     const applied = await migrate(orm);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');

@@ -10,7 +10,7 @@ import { runScript } from './run-script.js';
  */
 await runScript(async () => {
   const config = loadConfig();
-  const orm = await openOrm(config.databaseUrl, 2);
+  const orm = await openOrm(config.databaseUrl, 2, { caPem: config.databaseCa });
   try {
     let last = -1;
     const result = await rebuildRollups(orm.em.fork(), async percent => {

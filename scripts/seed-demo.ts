@@ -56,8 +56,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.error(new DemoDataRefusedError().message);
       process.exit(1);
     }
-    await createDatabases(config.databaseUrl);
-    const orm = await openOrm(config.databaseUrl, 2);
+    await createDatabases(config.databaseUrl, [], config.databaseCa);
+    const orm = await openOrm(config.databaseUrl, 2, { caPem: config.databaseCa });
     try {
       await migrate(orm);
       const created = await seedDemoData(orm, config);

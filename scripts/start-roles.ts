@@ -1,6 +1,8 @@
 import { loadConfig, loadConfigWith, type Config } from '../config/env.js';
 import { closeServices, openServices } from '../config/services.js';
 import { runScript } from './run-script.js';
+import { warnWhenAutovacuumIsOff } from '../config/autovacuum-check.js';
+import { checkConnections } from '../config/connection-check.js';
 import type { LocalIdp } from './local-idp.js';
 import type { RunningServer } from '../api/server.js';
 import type { RunningWorkers } from '../workers/main.js';
@@ -18,13 +20,15 @@ await runScript(async () => {
   let idp: LocalIdp | undefined;
   if (web && config.nodeEnv === 'development' && !config.oidc.issuerUrl)
     ({ config, idp } = await withLocalIdp(config));
+  await checkConnections(config);
   const workersWanted = roles.includes('--worker') || (roles.length === 0 && config.runWorkers);
   if (roles.length === 0 && config.nodeEnv !== 'production') {
     const { createDatabases } = await import('./create-databases.js');
-    await createDatabases(config.databaseUrl);
+    await createDatabases(config.databaseUrl, [], config.databaseCa);
   }
   const services = await openServices(config);
   const log = services.logger;
+  await warnWhenAutovacuumIsOff(services.orm, log);
   if (roles.length === 0) {
     const { migrate } = await import('../config/database.js');
     const applied = await migrate(services.orm);
@@ -62,10 +66,10 @@ await runScript(async () => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15000);
+    // Inside a platform's 30 s: the server's drain deadline (20 s), then the pools close.
+    const force = setTimeout(() => process.exit(1), 27000);
     force.unref();
-    await server?.stop();
-    await workers?.close();
+    await Promise.all([server?.stop(), workers?.close()]);
     await closeServices(services);
     await idp?.close();
     process.exit(0);

@@ -53,7 +53,7 @@ await runScript(async () => {
   }
   const password = readCliPassword() ?? (await promptHidden('Password: '));
   const config = loadConfig();
-  const orm = await openOrm(config.databaseUrl, 1);
+  const orm = await openOrm(config.databaseUrl, 1, { caPem: config.databaseCa });
   try {
     const user = await createUser(orm.em.fork(), {
       username: values.username,

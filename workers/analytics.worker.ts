@@ -8,7 +8,10 @@ import { takeDailySnapshot } from '../domain/analytics/take-daily-snapshot.js';
  * The analytics queue: the doorbell (`fold`: every pending event into the rollups, in batches per partition)
  * and `snapshot` (nightly closing snapshot).
  */
-export const analytics: Processor = (job, em, services) =>
+export const analytics: Processor = (job, em, services, stopping) =>
   job.name === 'snapshot'
     ? takeDailySnapshot(em, String(job.data.at ?? new Date().toISOString()))
-    : drainOnDoorbell(job, em, services, ANALYTICS_CONSUMER, foldPendingEvents, { rebuildShared: true });
+    : drainOnDoorbell(job, em, services, ANALYTICS_CONSUMER, foldPendingEvents, {
+        rebuildShared: true,
+        stopping,
+      });

@@ -5,7 +5,7 @@ import { evaluateLowStock } from '../domain/alerts/evaluate-low-stock.js';
 import { enqueueWebhookDeliveries } from '../domain/queues/stock-event-jobs.js';
 
 /** Doorbell -> low-stock alerts of every pending event; the webhook deliveries it opened are enqueued after commit. */
-export const lowStockAlerts: Processor = async (job, em, services) => {
+export const lowStockAlerts: Processor = async (job, em, services, stopping) => {
   const deliveries: string[] = [];
   try {
     return await drainOnDoorbell(
@@ -14,7 +14,7 @@ export const lowStockAlerts: Processor = async (job, em, services) => {
       services,
       ALERTS_CONSUMER,
       evaluateLowStock(services.config.lowStockWebhookUrl, deliveries),
-      { rebuildShared: true },
+      { rebuildShared: true, stopping },
     );
   } finally {
     // A rolled-back batch's delivery ids name no row (sequence values are never reused): their jobs are skipped.

@@ -68,18 +68,22 @@ export function startWorkers(
   services: Services,
   options: { clock?: boolean; relay?: boolean } = {},
 ): RunningWorkers {
-  const connection = createRedis(services.config.redisUrl, 'worker');
+  const connection = createRedis(services.config, 'worker');
+  const stopping = new AbortController();
   const workers = (Object.entries(PROCESSORS) as [QueueName, Processor][]).map(([queue, processor]) =>
-    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue]),
+    startWorker(services, connection, queue, processor, WORKER_OPTIONS[queue], stopping.signal),
   );
   const relay = options.relay === false ? undefined : startOutboxRelay(services);
   const clock = options.clock === false ? undefined : startClock(services);
   return {
     workers,
     close: async () => {
+      // A drain in flight ends after its current batch commits; what is left stays pending in the outbox.
+      stopping.abort();
       await clock?.stop();
       await relay?.stop();
-      // close() waits for the jobs in flight, so nothing is left for stall detection.
+      // close() waits for the jobs in flight, so nothing is left for stall detection; a job that has not
+      // started stays waiting in its queue for the next worker.
       await Promise.all(workers.map(worker => worker.close()));
       await connection.quit().catch(() => connection.disconnect());
     },

@@ -4,8 +4,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../config/services.js';
 import type { QueueName } from '../domain/queues/queue-names.js';
 
-/** A job handler: gets its own EntityManager fork; throws to retry, `UnrecoverableError` to give up. */
-export type Processor = (job: Job, em: EntityManager, services: Services) => Promise<unknown>;
+/**
+ * A job handler: gets its own EntityManager fork; throws to retry, `UnrecoverableError` to give up. `stopping`
+ * aborts when the process shuts down: a handler that loops (an outbox drain) ends after the batch it is in.
+ */
+export type Processor = (
+  job: Job,
+  em: EntityManager,
+  services: Services,
+  stopping: AbortSignal,
+) => Promise<unknown>;
 
 /**
  * Creates a BullMQ worker over a shared blocking connection (maxRetriesPerRequest: null, so it rides out
@@ -17,9 +25,10 @@ export function startWorker(
   queue: QueueName,
   processor: Processor,
   options: Partial<WorkerOptions> = {},
+  stopping: AbortSignal = new AbortController().signal,
 ): Worker {
   const log = services.logger.child({ queue });
-  const worker = new Worker(queue, job => processor(job, services.orm.em.fork(), services), {
+  const worker = new Worker(queue, job => processor(job, services.orm.em.fork(), services, stopping), {
     connection,
     prefix: services.config.redisPrefix,
     concurrency: services.config.workerConcurrency,

@@ -7,7 +7,8 @@ import { recordStockChanges, recordStockChangesAlone } from '../domain/stock-his
  * Doorbell -> every pending event becomes one stock-history entry, in batches per partition, each batch one
  * statement.
  */
-export const stockHistory: Processor = (job, em, services) =>
+export const stockHistory: Processor = (job, em, services, stopping) =>
   drainOnDoorbell(job, em, services, STOCK_HISTORY_CONSUMER, recordStockChanges, {
     oneStatement: recordStockChangesAlone,
+    stopping,
   });

@@ -61,7 +61,7 @@ export function exceedsJsonDepth(bytes: Uint8Array, limit: number): boolean {
 }
 
 /**
- * JSON bodies: at most 1 MB, strictly valid UTF-8 (a malformed sequence is a 400, never silently replaced by
+ * JSON bodies: at most MAX_JSON_BYTES, strictly valid UTF-8 (a malformed sequence is a 400, never silently replaced by
  * U+FFFD and stored) and at most MAX_JSON_DEPTH levels deep, both checked on the raw bytes before JSON.parse,
  * so nothing downstream (validation, error rendering, idempotency hashing) ever walks a deep value.
  */

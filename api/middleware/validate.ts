@@ -9,9 +9,9 @@ type InputPart = 'params' | 'query' | 'body';
 
 /**
  * Validated path params remembered over all routes (see validParams): when this many are held, every route's
- * memory is dropped and starts again. ~120 bytes each (the value as key and its frozen validated object), so
- * ~2.4 MB at most however many different ids clients send. A per-route bound of 1,000 left most reads of a
- * 2,000-item catalog to joi: a route's memory was dropped every 1,000 new ids and held ~500 on average.
+ * memory is dropped and starts again, so the memory stays bounded however many different ids clients send. One
+ * bound over all routes rather than one per route: a per-route bound left most reads of a catalog of a few
+ * thousand items to joi, each route's memory being dropped again and again.
  */
 const REMEMBERED_PARAMS = 20_000;
 const memories = new Set<Map<string, Record<string, unknown>>>();

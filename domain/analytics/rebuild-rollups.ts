@@ -32,6 +32,8 @@ export async function rebuildRollups(
   return em.transactional(async tx => {
     // A full rebuild is a long transaction by design: lift the per-statement timeout for it only.
     await tx.execute('set local statement_timeout = 0');
+    // It also waits as long as it takes for the consumers' shared hold of the rebuild lock.
+    await tx.execute('set local lock_timeout = 0');
     await lockRebuildExclusive(tx);
     await tx.execute(`
       create temp table rebuild_source on commit drop as

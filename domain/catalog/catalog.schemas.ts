@@ -1,10 +1,11 @@
 import Joi from 'joi';
-import { integer, number } from '../shared/joi-extras.js';
+import { integer, MAX_MONEY, number } from '../shared/joi-extras.js';
 import { hasAtMostTwoDecimals } from '../shared/money.js';
+import { MAX_ITEM_QUANTITY } from '../inventory/inventory.schemas.js';
 
-/** PostgreSQL `integer` and `numeric(12,2)` bounds. */
-export const MAX_QUANTITY = 2147483647;
-export const MAX_PRICE = 9999999999.99;
+/** The caps of the contract, as for inventory items: every totalValue stays exact to the cent as a JSON number. */
+export const MAX_QUANTITY = MAX_ITEM_QUANTITY;
+export const MAX_PRICE = MAX_MONEY;
 export const MAX_BATCH_ROWS = 1000;
 export const MAX_LIST_LIMIT = 10000;
 export const MAX_PAGE_SIZE = 200;
@@ -26,7 +27,7 @@ const quantityMessages = {
   'number.max': 'product.quantity.too.large',
 };
 
-/** Integer 0..2^31-1. `null` counts as missing when the field is required. */
+/** Integer 0..MAX_QUANTITY. `null` counts as missing when the field is required. */
 export const quantityField = number()
   .custom((value: number, helpers) => {
     if (!Number.isInteger(value)) return helpers.error('number.integer');
@@ -49,11 +50,11 @@ const priceMessages = {
   'number.max': 'product.price.too.large',
 };
 
-/** Number >= 0.01 with at most two decimals (checked on the decimal text, never rounded). */
+/** Number 0.01..MAX_PRICE with at most two decimals (checked on the decimal text, never rounded). */
 export const priceField = number()
   .custom((value: number, helpers) => {
     if (value <= 0) return helpers.error('number.min', { limit: 0 });
-    if (value > MAX_PRICE) return helpers.error('number.max', { limit: MAX_PRICE });
+    if (value > MAX_PRICE) return helpers.error('number.max', { limit: MAX_PRICE.toFixed(2) });
     if (!hasAtMostTwoDecimals(value)) return helpers.error('number.precision', { limit: 2 });
     return value;
   })

@@ -12,6 +12,7 @@ const name = Joi.string().trim().min(1).max(255).messages({
 
 const price = moneySchema({
   min: 'inventory.item.price.min',
+  max: 'inventory.item.price.max',
   precision: 'inventory.item.price.precision',
   required: 'inventory.item.price.required',
 });

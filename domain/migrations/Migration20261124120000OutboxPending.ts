@@ -12,7 +12,7 @@ const CONSUMERS = [
  * that inserts the event and marked `done_at` by the consumer in the same statement as its effect. The three
  * consumers no longer update (and lock) the same rows: with one shared row, a consumer whose statement met a
  * row another consumer had just marked re-checked it (EvalPlanQual, whose set-up copies the executor state of
- * the whole statement: ~8 % of the worker's PostgreSQL CPU at 800 writes/s) or waited for its lock. The outbox
+ * the whole statement, a visible share of the worker's PostgreSQL CPU) or waited for its lock. The outbox
  * itself becomes insert-only. Existing markers are carried over.
  */
 export class Migration20261124120000OutboxPending extends Migration {

@@ -10,14 +10,12 @@ const pools = new WeakMap<object, Promise<pg.Pool>>();
  * generic plan, made with sequential scans disabled, so it reaches the outbox and the rollup tables through
  * their indexes whatever the statistics said when it was made (the consumers' statements look rows up by key,
  * per partition or per batch row, never in bulk: see byKey). A plan made while a table was small would
- * otherwise read all of it once it has grown (the marker update, planned on a 5-row outbox, read 98,000
- * buffers, 35 ms, for two events at 50,000 rows), so a connection lives about a minute (45-75 s), as on the
- * ORM's pool, and its plans are remade from the tables' sizes of now.
+ * otherwise read all of it once it has grown (the marker update, planned on an almost empty outbox, read the
+ * whole outbox for every batch), so a connection lives about a minute, as on the ORM's pool, and its plans are
+ * remade from the tables' sizes of now.
  *
- * Planning was 39 % of the consumers' PostgreSQL time at 600 writes/s while they ran on the ORM's pool, with
- * custom plans for every history batch (~370 µs of planning per batch of ~2 events) and for the first take of
- * every alerts or analytics run (their runs switched their connection to generic plans and back: for the
- * analytics write statement, planning had been half of its time, 4.1 against 2.0 ms per batch of 12 events).
+ * Custom plans for every small batch made planning a large share of the consumers' PostgreSQL time
+ * (docs/performance.md); one generic plan per statement and connection removes it.
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
@@ -41,6 +39,8 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
         min: 0,
         max: CONSUMER_CONNECTIONS,
         options: GENERIC_PLANS,
+        // A consumer's batches wait for their partitions and the rebuild lock as long as it takes.
+        lock_timeout: 0,
         application_name: 'stockroom-consumer',
         allowExitOnIdle: true,
       });

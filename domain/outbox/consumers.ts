@@ -33,6 +33,9 @@ export interface OutboxConsumer {
 /** A select-list expression: the current transaction commits without waiting for the WAL flush (asyncCommit). */
 export const ASYNC_COMMIT_SQL = "set_config('synchronous_commit', 'off', true)";
 
+/** Lifts LOCK_TIMEOUT_MS (the ORM's connections) for the rest of a transaction that must wait for its locks. */
+export const NO_LOCK_TIMEOUT_SQL = "set_config('lock_timeout', '0', true)";
+
 export const STOCK_HISTORY_CONSUMER: OutboxConsumer = {
   name: 'stock-history',
   code: 1,

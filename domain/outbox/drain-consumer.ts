@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ASYNC_COMMIT_SQL, type OutboxConsumer } from './consumers.js';
+import { ASYNC_COMMIT_SQL, NO_LOCK_TIMEOUT_SQL, type OutboxConsumer } from './consumers.js';
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
 import { CUSTOM_PLANS_SQL } from './plan-settings.js';
 import { consumerPool } from './consumer-pool.js';
@@ -27,9 +27,8 @@ export const PARTITIONS_PER_BATCH = 4;
 
 /**
  * Events per consumer transaction at most (an item's events may be split across batches; they stay in id
- * order). While a consumer keeps up its batches are far smaller; in a backlog, 1,000 against 250 drained 27-47 %
- * faster (analytics 13,811-15,984 against 10,850-10,876 events/s in one bench run, alternating) for ~10 MB more
- * worker RSS at peak (136-143 against 126-129 MB; 133-153 MB over ten drains, two of them above 150).
+ * order). While a consumer keeps up its batches are far smaller; in a backlog, larger batches drain markedly
+ * faster for a little more worker memory at peak (docs/performance.md).
  */
 export const CONSUMER_BATCH = 1000;
 
@@ -57,7 +56,7 @@ export type ConsumerBatch = ((
  * look or when the run ends, never while a batch is between its two statements, so no other run can apply the
  * same events meanwhile. Sets `taken.parts` as soon as it knows them (a failed apply falls back on them) and
  * returns how many events it applied. Two round trips instead of seven (take, begin, read, writes, markers,
- * commit): at ~900 writes/s each round trip waits ~1.3 ms to be scheduled on the saturated 2 cores.
+ * commit): under load each round trip waits to be scheduled on saturated cores.
  */
 export type HeldBatch = (
   run: SqlRun,
@@ -70,14 +69,9 @@ export type HeldBatch = (
 /**
  * While a consumer keeps up (its last batch was not full), a run starts its batches at least this far apart: the
  * events of those milliseconds share one batch, whose cost is mostly per batch (round trips, statement start,
- * the worker's share of each), instead of the next take starting as soon as the last commits. Paced lag on 2
- * cores, alternating rounds against none: at 1,300 writes/s (5 rounds each) CPU per event of all three consumers
- * 125-148 us in the worker and 282-330 us in PostgreSQL against 213-227 and 391-405, analytics lag p99 31-48
- * against 35-69 ms; at 700 writes/s (5 rounds) 203-249 + 423-513 us against 516-559 + 800-851 us, p99 about
- * the same (analytics 12-26 against 15-23 ms), p50 1.5-2 ms higher (analytics 6.3-7.0 against 4.1-5.7 ms). 5 ms
- * saved less (165 + 365 us at 1,300), 12 ms added more latency than it saved (analytics p50 11-14 ms); waiting
- * twice as long as the last batch took saved less (152-162 + 308 us at 1,300, 397 + 610 us at 700). A backlog
- * (full batches) never waits.
+ * the worker's share of each), instead of the next take starting as soon as the last commits. It trades a few
+ * milliseconds of median lag for much less CPU per event; shorter and longer spacings were measured and did
+ * worse (docs/performance.md). A backlog (full batches) never waits.
  */
 export const BATCH_SPACING_MS = 8;
 
@@ -99,6 +93,8 @@ export interface DrainOptions {
   onPoison?: (error: unknown, part: number, itemId: string) => void;
   /** The consumer's batch as one statement (its fast path; `apply` stays the fallback of a failed one). */
   oneStatement?: OneStatementBatch;
+  /** Aborted at shutdown: the run ends between batches (each commits whole); the rest stays pending. */
+  stopping?: AbortSignal;
 }
 
 export interface DrainResult {
@@ -134,8 +130,7 @@ export type OneStatementBatch = (
  * (with 4 per batch a run needed 3-4 batches for a trickle spread over the 16 partitions); after a full batch (a
  * backlog) it takes PARTITIONS_PER_BATCH, so other runs and processes can take the rest. Each batch starts
  * looking at the partition after the last one the previous batch took: with a fixed start, the partitions at
- * the end of the order waited while the first ones kept refilling (lag p99 108 ms in the last quarter of the
- * order against 25 ms in the first, at ~900 writes/s).
+ * the end of the order waited while the first ones kept refilling.
  *
  * When a batch was not full and took fewer partitions than it could, it saw everything pending that it could
  * take; the run then ends after one last look at its own partitions (events committed there while it held them
@@ -187,6 +182,7 @@ async function drain(
   let lastStarted = 0;
   let keepingUp = false;
   for (;;) {
+    if (options.stopping?.aborted) return result;
     if (keepingUp) {
       const wait = lastStarted + BATCH_SPACING_MS - performance.now();
       if (wait >= 1) await delay(wait);
@@ -253,7 +249,7 @@ async function drain(
     partitions = n >= batchSize ? PARTITIONS_PER_BATCH : OUTBOX_PARTITIONS;
     if (n >= batchSize) options.onBacklog?.();
     // A one-statement batch (or a held batch's take) costs no more than the look, and while events keep coming
-    // (a look found some after 1 batch in 4 for history at ~900 writes/s) it saves the look: such a run goes on
+    // (a look often finds some under load) it saves the look: such a run goes on
     // until a batch is empty.
     else if (
       ((oneStatement === undefined && session === undefined) || n === 0) &&
@@ -397,6 +393,8 @@ async function applyItemByItem(
     try {
       for (;;) {
         const n = await nativeTransaction(em, async sql => {
+          // On the ORM's pool, whose lock timeout is for the request path: this one waits as the batches do.
+          await sql(`select ${NO_LOCK_TIMEOUT_SQL}`);
           await sql(`select ${transactionSettings(consumer, options.rebuildShared === true)}`);
           await sql('select pg_advisory_xact_lock($1::int, $2::int)', [consumer.lockNamespace, part]);
           return apply(sql, [part], batchSize, itemId);

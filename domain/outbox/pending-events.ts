@@ -143,8 +143,8 @@ export const failedAsAlreadyDone = (error: unknown): boolean =>
  * was: events still pending that are done, its items' state before them. allMarkedCheck refuses such a batch
  * (any stale state comes with an event that is already marked: a batch reads the oldest pending events of a
  * partition, so an item's stale events come before its others); `reread` then reads in a new statement, while
- * the partitions are still held, so its snapshot sees every batch committed before. Seen in 14 of ~3,000 batches
- * at ~900 writes/s.
+ * the partitions are still held, so its snapshot sees every batch committed before. Rare, but it happens under
+ * load.
  */
 async function applyFresh<T>(
   events: T[],

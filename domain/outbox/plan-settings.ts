@@ -5,8 +5,8 @@
  * statement for its parameters and the tables as they are now (session-wide: set by the transaction's first
  * statement, it holds from the next one on). With PostgreSQL's own choice a prepared statement may keep, after
  * five runs, a generic plan made from what it knew of outbox_event then: planned while the table was small (and
- * never analyzed, autovacuum being off on the bench), a history batch joined the outbox by sequential scans and
- * went from ~3 ms to 0.3-2.4 s as the table grew. The batches themselves run on consumerPool, whose generic
+ * never analyzed), a history batch joined the outbox by sequential scans and slowed down by orders of magnitude
+ * as the table grew. The batches themselves run on consumerPool, whose generic
  * plans cannot go stale that way (sequential scans disabled).
  */
 export const CUSTOM_PLANS_SQL = "set_config('plan_cache_mode', 'force_custom_plan', false)";

@@ -7,9 +7,8 @@ export const CONNECTION_LIFETIME_SECONDS = 60;
  * Spreads the lifetimes of a pool's connections over ±25 % of `maxLifetimeSeconds` instead of ending them all
  * at once. A pool opens its connections together (the first burst of requests), so with one fixed lifetime they
  * all expired together too, and every minute a process replaced its whole pool in one burst of new backends
- * (fork, catalog caches, every statement prepared again) on the same cores: in a lag run at 690 writes/s, the
- * web's 10 connections reopened within 200 ms and ~80 events of those 200 ms reached the consumers' markers
- * 40-120 ms after their statements started, against a p99 of ~30 ms. pg-pool reads `options.maxLifetimeSeconds`
+ * (fork, catalog caches, every statement prepared again) on the same cores, and the events written during that
+ * burst reached the consumers late (docs/performance.md). pg-pool reads `options.maxLifetimeSeconds`
  * as each connection opens, so a getter gives every connection its own (test/domain/connection-lifetimes.test.ts
  * fails if a pg-pool version stops doing so).
  */

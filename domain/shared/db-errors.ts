@@ -11,9 +11,18 @@ import {
   AppError,
   ConflictError,
   DuplicateResourceError,
+  RetryLaterError,
   ServiceUnavailableError,
   ValidationError,
 } from './errors.js';
+
+/** lock_not_available: a lock not had within lock_timeout (LOCK_TIMEOUT_MS on the ORM's connections). */
+const LOCK_TIMEOUT = '55P03';
+/** query_canceled: the statement timeout (or an administrator) ended the statement. */
+const STATEMENT_CANCELED = '57014';
+/** Retry-After of a lock not had in time (its holder is expected to commit soon) and of a timed-out statement. */
+const LOCK_RETRY_AFTER_SECONDS = 1;
+const STATEMENT_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Data exceptions caused by input the validation let through: invalid text representation, numeric out of
@@ -59,7 +68,9 @@ export function isTransactionConflict(error: unknown): boolean {
 
 /**
  * The one place where database failures become domain errors: unique -> 409 DUPLICATE_RESOURCE,
- * foreign key -> 409, deadlock / serialization failure (retries used up) -> 409, check / not null -> 400, connection trouble -> 503. Returns undefined for anything else.
+ * foreign key -> 409, deadlock / serialization failure (retries used up) -> 409, check / not null -> 400, a lock
+ * not had in time or a statement timeout -> 503 with Retry-After, connection trouble -> 503. Returns undefined
+ * for anything else.
  */
 export function translateDbError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
@@ -76,6 +87,10 @@ export function translateDbError(error: unknown): AppError | undefined {
     return new ValidationError('error.invalid.parameter', { cause: error });
   // Only reached when the retries at the transaction boundary are used up.
   if (isTransactionConflict(error)) return new ConflictError('error.transaction.conflict', { cause: error });
+  if (sqlState(error) === LOCK_TIMEOUT)
+    return new RetryLaterError(LOCK_RETRY_AFTER_SECONDS, 'error.lock.timeout', { cause: error });
+  if (sqlState(error) === STATEMENT_CANCELED)
+    return new RetryLaterError(STATEMENT_RETRY_AFTER_SECONDS, 'error.statement.timeout', { cause: error });
   if (INVALID_INPUT_SQLSTATES.has(sqlState(error) ?? ''))
     return new ValidationError('error.invalid.parameter', { cause: error });
   if (isUnavailable(error) || (error instanceof DriverException && isUnavailable(error.cause)))

@@ -28,13 +28,17 @@ export const number = (): Joi.NumberSchema => strict.number();
 /** An integer parameter or field (text must be plain decimal digits). */
 export const integer = (): Joi.NumberSchema => strict.number().integer();
 
-export const MAX_MONEY = 9999999999.99;
+/**
+ * The largest price (contract: 10,000,000.00). With quantities capped at 999,999, every total of one item is at
+ * most 9,999,990,000,000.00, which a JSON number (a double) holds exactly to the cent.
+ */
+export const MAX_MONEY = 10_000_000;
 
 /**
- * A money amount >= 0.01 with at most two decimals (never rounded: more decimals are a 400). An amount above
- * the maximum is refused as too large, whatever its decimals.
+ * A money amount 0.01..MAX_MONEY with at most two decimals (never rounded: more decimals are a 400). An amount
+ * above the maximum is refused as too large, whatever its decimals.
  */
-export const moneySchema = (messages: { min: string; precision: string; required: string }) =>
+export const moneySchema = (messages: { min: string; max: string; precision: string; required: string }) =>
   number()
     .min(0.01)
     .max(MAX_MONEY)
@@ -45,6 +49,7 @@ export const moneySchema = (messages: { min: string; precision: string; required
     )
     .messages({
       'number.min': messages.min,
+      'number.max': messages.max,
       'number.precision': messages.precision,
       'any.required': messages.required,
     });

@@ -23,7 +23,7 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
  * PostgreSQL runs it once per outer row (OFFSET 0 keeps it from being flattened into a join), so its cost
  * follows the rows looked up, not the table. A join may be planned as a scan of the whole table, and a generic
  * plan made while a table was small keeps reading all of it once it has grown (the outbox consumers keep such
- * plans, consumerPool: their marker update, planned on a 5-row outbox, read 98,000 buffers (35 ms)
- * for two events at 50,000 rows).
+ * plans, consumerPool: their marker update, planned on an almost empty outbox, read the whole table for every
+ * batch once it had grown).
  */
 export const byKey = (select: string): string => `(${select} offset 0)`;

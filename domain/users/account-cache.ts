@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { PostgresConnection } from '../../config/postgres-tls.js';
 import { findUserById, findUserByUsername, type UserRow } from './load-actor.js';
 
 /** The channel the `app_user` trigger notifies (payload: the user id, or `*` for everything). */
@@ -36,7 +37,7 @@ export class AccountCache {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly databaseUrl: string,
+    private readonly database: PostgresConnection,
     private readonly logger?: Logger,
   ) {}
 
@@ -126,7 +127,8 @@ export class AccountCache {
 
   private async connect(): Promise<void> {
     const client = new pg.Client({
-      connectionString: this.databaseUrl,
+      connectionString: this.database.connectionString,
+      ssl: this.database.ssl,
       application_name: 'stockroom-accounts',
       keepAlive: true,
     });

@@ -142,7 +142,7 @@ describe('Low-stock alerts and webhook deliveries', function () {
     const services = app.services;
     await workers.close();
     // Only the consumers run now, plus a webhook worker we can kill.
-    const connection = createRedis(services.config.redisUrl, 'worker');
+    const connection = createRedis(services.config, 'worker');
     const consumers: Worker[] = [
       startWorker(services, connection, 'analytics', PROCESSORS.analytics),
       startWorker(services, connection, 'low-stock-alerts', PROCESSORS['low-stock-alerts']),

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/env.js';
+import { postgresConnection } from '../../config/postgres-tls.js';
+import { redisTls } from '../../config/redis-tls.js';
 
 describe('Configuration', () => {
   const expectRejected = (env: Record<string, string>, variable: string) => {
@@ -25,6 +30,76 @@ describe('Configuration', () => {
     expect(config.jwtSecret.length).to.be.at.least(32);
     expect(Object.isFrozen(config)).to.equal(true);
     expect(Object.isFrozen(config.oidc)).to.equal(true);
+  });
+
+  it('When TLS and proxy settings are absent, then plain connections and loopback proxies, as before', () => {
+    const config = loadConfig({});
+    expect(config.databaseCa).to.equal(undefined);
+    expect(config.redisTls).to.deep.equal({ ca: undefined, rejectUnauthorized: true });
+    expect(config.trustProxy).to.deep.equal(['loopback']);
+    expect(postgresConnection(config.databaseUrl, undefined).ssl).to.equal(false);
+    expect(redisTls(config.redisUrl, config.redisTls)).to.equal(undefined);
+  });
+
+  it('When TRUST_PROXY is a hop count or a list, then it is taken; trusting every hop or a non-address is refused', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback,fd00::/8' }).trustProxy).to.deep.equal([
+      '10.0.0.0/8',
+      'loopback',
+      'fd00::/8',
+    ]);
+    expectRejected({ TRUST_PROXY: 'true' }, 'TRUST_PROXY');
+    expectRejected({ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY');
+    expectRejected({ TRUST_PROXY: 'router.example' }, 'TRUST_PROXY');
+    expectRejected({ TRUST_PROXY: ' , ' }, 'TRUST_PROXY');
+  });
+
+  it('When DATABASE_URL has an sslmode libpq has but Stockroom cannot honour, or a TLS file, then loading fails naming it', () => {
+    expectRejected({ DATABASE_URL: 'postgres://u@db.example/x?sslmode=allow' }, 'DATABASE_URL');
+    expectRejected({ DATABASE_URL: 'postgres://u@db.example/x?sslmode=sometimes' }, 'DATABASE_URL');
+    expectRejected(
+      { DATABASE_URL: 'postgres://u@db.example/x?sslmode=verify-full&sslrootcert=/ca.pem' },
+      'DATABASE_URL',
+    );
+    expectRejected({ DATABASE_CA_FILE: '/nonexistent/ca.pem' }, 'DATABASE_CA_FILE');
+    expectRejected({ REDIS_CA_FILE: '/nonexistent/ca.pem' }, 'REDIS_CA_FILE');
+    expectRejected({ REDIS_TLS_REJECT_UNAUTHORIZED: 'maybe' }, 'REDIS_TLS_REJECT_UNAUTHORIZED');
+  });
+
+  it("When sslmode is require, verify-ca or verify-full, then TLS is used with libpq's meaning: require never verifies, even with a CA file", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-ca-'));
+    try {
+      const caFile = path.join(dir, 'ca.pem');
+      writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const config = loadConfig({
+        DATABASE_URL: 'postgres://u:p@db.example:6543/x?sslmode=require&application_name=a',
+        DATABASE_CA_FILE: caFile,
+      });
+      const require = postgresConnection(config.databaseUrl, config.databaseCa);
+      expect(require.ssl).to.deep.equal({ rejectUnauthorized: false });
+      // node-postgres would read sslmode from the URL itself (and verify): the URL it gets has none.
+      expect(require.connectionString).to.equal('postgres://u:p@db.example:6543/x?application_name=a');
+      const verifyCa = postgresConnection('postgres://db.example/x?sslmode=verify-ca', config.databaseCa);
+      expect(verifyCa.ssl).to.include({ rejectUnauthorized: true, ca: config.databaseCa });
+      const verifyFull = postgresConnection('postgres://10.1.2.3/x?sslmode=verify-full', config.databaseCa);
+      expect(verifyFull.ssl).to.include({ rejectUnauthorized: true, ca: config.databaseCa });
+      expect(postgresConnection('postgres://db.example/x?sslmode=no-verify', undefined).sslmode).to.equal(
+        'require',
+      );
+      expect(postgresConnection('postgres://db.example/x?sslmode=disable', undefined).ssl).to.equal(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('When REDIS_URL is rediss://, then TLS is verified unless REDIS_TLS_REJECT_UNAUTHORIZED=false opts out', () => {
+    const verified = loadConfig({ REDIS_URL: 'rediss://:pw@cache.example:6380' });
+    expect(redisTls(verified.redisUrl, verified.redisTls)).to.deep.equal({ rejectUnauthorized: true });
+    const optOut = loadConfig({
+      REDIS_URL: 'rediss://cache.example:6380',
+      REDIS_TLS_REJECT_UNAUTHORIZED: 'false',
+    });
+    expect(redisTls(optOut.redisUrl, optOut.redisTls)).to.deep.equal({ rejectUnauthorized: false });
   });
 
   it('When a value is bad, then loading fails naming the variable', () => {

@@ -110,13 +110,13 @@ describe('Product API: records, create, get, partial update, delete', () => {
         { quantity: 'many', price: 1, msg: 'Quantity must be a valid integer.' },
         { quantity: 1.5, price: 1, msg: 'Quantity must be a valid integer.' },
         { quantity: 1e20, price: 1, msg: 'Quantity must be a valid integer.' },
-        { quantity: 2147483648, price: 1, msg: 'Quantity cannot exceed 2147483647.' },
+        { quantity: 1000000, price: 1, msg: 'Quantity cannot exceed 999999' },
         { quantity: true, price: 1, msg: 'Quantity must be a valid integer.' },
         { quantity: 1, price: 'cheap', msg: 'Price must be a valid number.' },
         { quantity: 1, price: 1.234, msg: 'Price can have at most 2 decimal places.' },
         { quantity: 1, price: 0.001, msg: 'Price can have at most 2 decimal places.' },
         { quantity: 1, price: -3, msg: 'Price must be greater than 0.' },
-        { quantity: 1, price: 1e12, msg: 'Price cannot exceed 9999999999.99.' },
+        { quantity: 1, price: 1e12, msg: 'Price cannot exceed 10000000.00.' },
         { quantity: 1, price: [1], msg: 'Price must be a valid number.' },
       ]) {
         const { msg, ...fields } = body;

@@ -13,7 +13,7 @@ import { createDatabases } from '../../scripts/create-databases.js';
 /** A database of its own: answers of several MB (see stalled-reader.ts) would slow the other suites' lists. */
 const DATABASE_URL = `${TEST_DATABASE_URL}_stalled`;
 const ROWS = 20_000;
-const IDLE_MS = 4000;
+const IDLE_MS = 6000;
 const PER_USER = 2;
 /** The counted streams' pool of each process: three connections per slot (config/services.ts). */
 const STREAM_POOL = PER_USER * 3;

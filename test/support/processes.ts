@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { testEnv } from './test-env.js';
+import type { TestCertificates } from './certificates.js';
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -14,27 +15,51 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
   }
 }
 
-/** A redis-server owned by one test: no persistence, so a restart comes back empty. Never the shared one. */
+/**
+ * A redis-server owned by one test: no persistence, so a restart comes back empty. Never the shared one. With
+ * `tls`, it speaks TLS only (`--tls-port`, no plain port) with the given server certificate.
+ */
 export class TestRedis {
   private process: ChildProcess | undefined;
 
-  constructor(readonly port: number) {}
+  constructor(
+    readonly port: number,
+    private readonly options: { tls?: TestCertificates } = {},
+  ) {}
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `${this.options.tls ? 'rediss' : 'redis'}://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
+    const tls = this.options.tls;
+    const listen = tls
+      ? [
+          ...['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', tls.serverCert],
+          ...['--tls-key-file', tls.serverKey, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no'],
+        ]
+      : ['--port', String(this.port)];
     this.process = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
+      [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
     );
     await until(() => this.ping(), 5000, `redis-server on ${this.port}`);
   }
 
+  /** A client of this server (verified against its CA when it speaks TLS). */
+  client(): Redis {
+    return new Redis(this.url, {
+      tls: this.options.tls ? { ca: readFileSync(this.options.tls.caFile, 'utf8') } : undefined,
+      maxRetriesPerRequest: 1,
+    });
+  }
+
   private async ping(): Promise<boolean> {
     const client = new Redis(this.url, {
+      tls: this.options.tls ? { ca: readFileSync(this.options.tls.caFile, 'utf8') } : undefined,
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
@@ -55,7 +80,9 @@ export class TestRedis {
     const child = this.process;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise(resolve => child.once('exit', resolve));
-    spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { stdio: 'ignore' });
+    // Without persistence, SIGTERM is SHUTDOWN NOSAVE (redis-cli would need the TLS options too).
+    if (this.options.tls) child.kill('SIGTERM');
+    else spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { stdio: 'ignore' });
     await exited;
     this.process = undefined;
   }
@@ -114,6 +141,19 @@ export class WorkerProcess {
     await exited;
   }
 
+  /** SIGTERM (as a platform stops a dyno): the exit code and how long the process took to exit. */
+  async terminate(timeoutMs = 30000): Promise<{ code: number | null; ms: number }> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) throw new Error('not running');
+    const started = Date.now();
+    const exited = new Promise<number | null>(resolve => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return { code, ms: Date.now() - started };
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -130,11 +170,20 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 /**
  * A PostgreSQL cluster owned by one test (initdb into a temp dir, its own port, socket in that dir). Never the
  * shared server. initdb and postgres refuse to run as root: as root, the binaries run as the `postgres` user.
+ * With `tls`: ssl=on with the given server certificate, and TCP connections only over TLS (`hostssl` rules).
  */
 export class TestPostgres {
   private dir: string | undefined;
 
-  constructor(readonly port: number) {}
+  constructor(
+    readonly port: number,
+    private readonly options: { tls?: TestCertificates } = {},
+  ) {}
+
+  /** Why this machine cannot run a test cluster, or undefined when it can. */
+  static missing(): string | undefined {
+    return existsSync(`${PG_BIN}/initdb`) ? undefined : `no PostgreSQL binaries in ${PG_BIN}`;
+  }
 
   get url(): string {
     return `postgres://postgres@127.0.0.1:${this.port}/stockroom_crash`;
@@ -162,12 +211,26 @@ export class TestPostgres {
       chownSync(this.dir, uid, gid);
     }
     await this.run('initdb', ['-D', this.dir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+    if (this.options.tls) {
+      const hba = path.join(this.dir, 'pg_hba.conf');
+      writeFileSync(
+        hba,
+        'local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n',
+      );
+      if (process.getuid?.() === 0) {
+        const { uid, gid } = postgresIds();
+        chownSync(hba, uid, gid);
+      }
+    }
   }
 
   /** pg_ctl start, returning once the server accepts connections. */
   async start(): Promise<void> {
     if (!this.dir) throw new Error('init() first');
-    const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dir} -c max_connections=40`;
+    const tls = this.options.tls;
+    const options =
+      `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dir} -c max_connections=40` +
+      (tls ? ` -c ssl=on -c ssl_cert_file=${tls.serverCert} -c ssl_key_file=${tls.serverKey}` : '');
     await this.run('pg_ctl', [
       '-D',
       this.dir,
@@ -200,7 +263,8 @@ export class TestPostgres {
   }
 }
 
-function postgresIds(): { uid: number; gid: number } {
+/** The uid/gid of the `postgres` OS user (a test cluster's files must be its own). */
+export function postgresIds(): { uid: number; gid: number } {
   const out = spawnSync('id', ['postgres'], { encoding: 'utf8' }).stdout;
   const uid = /uid=(\d+)/.exec(out)?.[1];
   const gid = /gid=(\d+)/.exec(out)?.[1];

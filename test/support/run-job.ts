@@ -14,7 +14,7 @@ export async function runJob(
   jobId: string,
   timeoutMs: number,
 ): Promise<{ job: Job; result: unknown }> {
-  const connection = createRedis(services.config.redisUrl, 'worker');
+  const connection = createRedis(services.config, 'worker');
   const events = new QueueEvents(queue, { connection, prefix: services.config.redisPrefix });
   try {
     await events.waitUntilReady();

@@ -9,7 +9,13 @@ import { runJob } from '../support/run-job.js';
 
 describe('Queues and workers', () => {
   it('When Redis is unreachable, then enqueue fails fast with 503 instead of hanging', async () => {
-    const redis = createRedis(`redis://127.0.0.1:${await freePort()}`, 'producer');
+    const redis = createRedis(
+      {
+        redisUrl: `redis://127.0.0.1:${await freePort()}`,
+        redisTls: { ca: undefined, rejectUnauthorized: true },
+      },
+      'producer',
+    );
     const producer = new QueueProducer(redis, 'unreachable', 200);
     try {
       const started = Date.now();
