@@ -32,7 +32,7 @@ export class Migration20261126060000Ledger extends Migration {
         primary key (xid, id)
       )`);
     // An item's changes in time order, covering what the point-in-time value and the feed place read (index-only
-    // probes: at 10^7 changes a heap fetch per item made the value read ~2x slower than at 10^5), and the items
+    // probes: a heap fetch per item grows with the history, whose rows of one item lie far apart), and the items
     // by creation time (one entry per item) that the value read walks.
     this.addSql(
       'create index item_change_item_at_idx on item_change (item_id, at, id) include (xid, kind, quantity, price, supplier_id)',
