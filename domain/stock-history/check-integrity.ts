@@ -32,45 +32,51 @@ const MAX_ENTRY_IDS = 20;
 interface ItemState {
   sum: number;
   lastAfter: number | null;
-  lastEntryId: string | null;
-  lastPrice: string;
+  lastEntryId: number | null;
+  /** The last step's unit price; null when it is a history entry's (read for the last entries only, at the end). */
+  lastPrice: string | null;
   drift: Map<DriftKind, Drift>;
 }
 
-function report(state: ItemState, itemId: string, kind: DriftKind, detail: string, entryIds: string[]) {
+function report(state: ItemState, itemId: string, kind: DriftKind, detail: string, ids: (number | null)[]) {
+  const entryIds = ids.filter((id): id is number => id !== null).map(String);
   const found = state.drift.get(kind);
   if (!found) state.drift.set(kind, { itemId, kind, detail, entryIds });
   else if (found.entryIds.length < MAX_ENTRY_IDS) found.entryIds.push(...entryIds);
 }
 
+const newState = (): ItemState => ({
+  sum: 0,
+  lastAfter: null,
+  lastEntryId: null,
+  lastPrice: null,
+  drift: new Map(),
+});
+
 interface Step {
   itemId: string;
-  entryId: string | null;
+  /** The history entry's id (ids stay far below 2^53); null for an event still pending for the history. */
+  entryId: number | null;
   change: number;
   before: number;
   after: number;
-  price: string;
+  /** A pending event's unit price (a history entry's is read at the end). */
+  price: string | null;
 }
 
 /** One entry (or pending event, without an entry id) applied to its item's state, in the item's event order. */
 function apply(states: Map<string, ItemState>, s: Step) {
   let state = states.get(s.itemId);
   if (!state) {
-    state = { sum: 0, lastAfter: null, lastEntryId: null, lastPrice: '0', drift: new Map() };
+    state = newState();
     states.set(s.itemId, state);
   }
-  const ids = [state.lastEntryId, s.entryId].filter((id): id is string => id !== null);
+  const ids = [state.lastEntryId, s.entryId];
   if (state.lastAfter !== null && s.before !== state.lastAfter)
     report(state, s.itemId, 'chain_break', `quantityBefore ${s.before} after ${state.lastAfter}`, ids);
   state.sum += s.change;
   if (state.sum < 0 || s.after < 0)
-    report(
-      state,
-      s.itemId,
-      'negative_quantity',
-      `quantity ${Math.min(state.sum, s.after)}`,
-      s.entryId ? [s.entryId] : [],
-    );
+    report(state, s.itemId, 'negative_quantity', `quantity ${Math.min(state.sum, s.after)}`, [s.entryId]);
   state.lastAfter = s.after;
   state.lastEntryId = s.entryId ?? state.lastEntryId;
   state.lastPrice = s.price;
@@ -99,11 +105,11 @@ export async function checkIntegrity(
     const total = Math.max(1, Number(estimate[0]?.n ?? 1));
     const states = new Map<string, ItemState>();
     let checkedEntries = 0;
-    // Rows as arrays: no object per row, so a batch leaves less for the collector.
+    // Rows as arrays of few values (ids as numbers, no prices): the scan allocates little per entry, so the
+    // worker's small young generation is collected less often.
     const cursor = client.query(
-      new Cursor<[string, string, number, number, number, string]>(
-        `select item_id, id::text as id, change, quantity_before, quantity_after, price_at_change::text as price
-           from stock_history order by outbox_event_id`,
+      new Cursor<[string, number, number, number, number]>(
+        `select item_id, id::float8, change, quantity_before, quantity_after from stock_history order by outbox_event_id`,
         [],
         { rowMode: 'array' },
       ),
@@ -111,8 +117,8 @@ export async function checkIntegrity(
     for (;;) {
       const rows = await cursor.read(BATCH);
       if (rows.length === 0) break;
-      for (const [itemId, entryId, change, before, after, price] of rows)
-        apply(states, { itemId, entryId, change, before, after, price });
+      for (const [itemId, entryId, change, before, after] of rows)
+        apply(states, { itemId, entryId, change, before, after, price: null });
       checkedEntries += rows.length;
       await onProgress(Math.min(90, Math.floor((checkedEntries / total) * 90)));
     }
@@ -136,13 +142,7 @@ export async function checkIntegrity(
       'select id, quantity from inventory_item',
     );
     for (const item of items) {
-      const state = states.get(item.id) ?? {
-        sum: 0,
-        lastAfter: null,
-        lastEntryId: null,
-        lastPrice: '0',
-        drift: new Map(),
-      };
+      const state = states.get(item.id) ?? newState();
       if (state.sum !== item.quantity) {
         states.set(item.id, state);
         report(
@@ -150,7 +150,7 @@ export async function checkIntegrity(
           item.id,
           'quantity_mismatch',
           `item quantity ${item.quantity}, history sum ${state.sum}`,
-          state.lastEntryId ? [state.lastEntryId] : [],
+          [state.lastEntryId],
         );
       }
     }
@@ -162,6 +162,17 @@ export async function checkIntegrity(
     const judged = [...states.keys()].filter(id => !skip.has(id) && states.get(id)!.lastAfter !== null);
     for (let i = 0; i < judged.length; i += 1000) {
       const ids = judged.slice(i, i + 1000);
+      // Each item's last unit price: of its pending event, or read here from its last history entry.
+      const { rows: prices } = await client.query<{ id: number; price: string }>(
+        'select id::float8 as id, price_at_change::text as price from stock_history where id = any($1::bigint[])',
+        [
+          ids
+            .map(id => states.get(id)!)
+            .filter(st => st.lastPrice === null)
+            .map(st => st.lastEntryId),
+        ],
+      );
+      const priceOf = new Map(prices.map(r => [r.id, r.price]));
       const { rows } = await client.query<{ item_id: string; q: number | null; price: string | null }>(
         `select i.item_id, r.q, r.price from unnest($1::uuid[]) as i(item_id)
            left join lateral (${latestDayRow('r.closing_quantity as q, r.closing_price::text as price', 'i.item_id', '<= $2::date')}) r on true`,
@@ -169,6 +180,7 @@ export async function checkIntegrity(
       );
       for (const row of rows) {
         const state = states.get(row.item_id)!;
+        state.lastPrice ??= priceOf.get(state.lastEntryId!) ?? '0';
         const after = state.lastAfter ?? 0;
         const value = after * numericToCents(state.lastPrice);
         const rolled = row.q === null ? null : row.q * numericToCents(row.price!);
@@ -178,7 +190,7 @@ export async function checkIntegrity(
             row.item_id,
             'value_mismatch',
             `rollup ${row.q ?? 'none'} at ${row.price ?? '-'}, history ${after} at ${state.lastPrice}`,
-            state.lastEntryId ? [state.lastEntryId] : [],
+            [state.lastEntryId],
           );
       }
     }
