@@ -16,6 +16,7 @@ import { latestDriftItems } from '../domain/stock-history/request-integrity-chec
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
 import { sessionMiddleware } from './auth/session.js';
 import { dispatchRoutes } from './routing/dispatch-routes.js';
+import { replicaRouting } from './routing/replica-reads.js';
 import { chainOf } from './routing/run-chain.js';
 import {
   API_CONTENT_SECURITY_POLICY,
@@ -45,7 +46,7 @@ export function createApp(services: Services): BuiltApp {
   // Built on first use (the document and joi-to-json stay out of a process nobody asks for them).
   let document: Record<string, any> | undefined;
   const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
-  const metrics = createMetrics();
+  const metrics = createMetrics(services.replicas);
   // The latest finished integrity check (whichever worker process ran it), read when Prometheus scrapes.
   new Gauge({
     name: 'stockroom_integrity_drift_items',
@@ -103,7 +104,7 @@ export function createApp(services: Services): BuiltApp {
       sessionMiddleware(config, redis),
       authenticate(config, services.accounts),
       csrfGuard(config),
-      dispatchRoutes(routes, config),
+      dispatchRoutes(routes, config, replicaRouting(services, metrics.countRead)),
     ]),
   );
   app.get('/api/openapi.json', (_req, res) => res.json(openapi()));

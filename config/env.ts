@@ -57,6 +57,20 @@ export interface Config {
   readonly streamsPerUser: number;
   /** How long a write waits for a row lock before it answers 503 with Retry-After. */
   readonly lockTimeoutMs: number;
+  /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); empty: none. */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind than this (by WAL position) gets no reads. */
+  readonly replicaMaxLagMs: number;
+  /** Sentinel-managed Redis (REDIS_SENTINELS); REDIS_URL then gives only the database, password and TLS. */
+  readonly redisSentinel: RedisSentinelSettings | undefined;
+}
+
+export interface RedisSentinelSettings {
+  readonly sentinels: readonly { readonly host: string; readonly port: number }[];
+  /** The master name the Sentinels watch. */
+  readonly name: string;
+  /** The Sentinels' own password, when they have one. */
+  readonly password: string | undefined;
 }
 
 export { ConfigError };
@@ -110,7 +124,8 @@ const schema = Joi.object({
   RUN_WORKERS: Joi.boolean().default(true),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   REDIS_PREFIX: Joi.string()
-    .pattern(/^[A-Za-z0-9_-]+$/)
+    // `{name}` is a Redis Cluster hash tag: every key of the service then lives in one slot (BullMQ's advice).
+    .pattern(/^(?:[A-Za-z0-9_-]+|\{[A-Za-z0-9_-]+\})$/)
     .default('stockroom'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(10).max(10000).default(200),
   DB_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
@@ -128,6 +143,29 @@ const schema = Joi.object({
   STREAM_IDLE_TIMEOUT_MS: Joi.number().integer().min(100).max(3600000).default(30000),
   STREAMS_PER_USER: Joi.number().integer().min(1).max(100).default(2),
   LOCK_TIMEOUT_MS: Joi.number().integer().min(10).max(600000).default(2000),
+  DATABASE_REPLICA_URL: Joi.string()
+    .allow('')
+    .description(
+      'comma-separated PostgreSQL URLs of streaming replicas for analytics and paged history reads; a replica that fails never stops start-up',
+    ),
+  REPLICA_MAX_LAG_MS: Joi.number()
+    .integer()
+    .min(10)
+    .max(3600000)
+    .default(1000)
+    .description(
+      'a replica further behind than this (by WAL position, not by replay timestamp) gets no reads',
+    ),
+  REDIS_SENTINELS: Joi.string()
+    .allow('')
+    .description(
+      'comma-separated host:port of Redis Sentinels; when set, REDIS_URL only gives the database number, password and TLS (rediss://)',
+    ),
+  REDIS_SENTINEL_NAME: Joi.string()
+    .pattern(/^[A-Za-z0-9._-]+$/)
+    .default('stockroom')
+    .description('the master name the Sentinels watch'),
+  REDIS_SENTINEL_PASSWORD: Joi.string().description("the Sentinels' own password, when they have one"),
 })
   .and('BOOTSTRAP_ADMIN_USERNAME', 'BOOTSTRAP_ADMIN_PASSWORD')
   .unknown(true);
@@ -158,6 +196,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const databaseCa = readPem('DATABASE_CA_FILE', v.DATABASE_CA_FILE);
   postgresConnection(v.DATABASE_URL, databaseCa, 'DATABASE_URL');
+  const databaseReplicaUrls = list(v.DATABASE_REPLICA_URL);
+  for (const replicaUrl of databaseReplicaUrls) {
+    if (
+      Joi.string()
+        .uri({ scheme: ['postgres', 'postgresql'] })
+        .validate(replicaUrl).error
+    )
+      throw new ConfigError('DATABASE_REPLICA_URL', 'must be comma-separated postgres:// URLs');
+    postgresConnection(replicaUrl, databaseCa, 'DATABASE_REPLICA_URL');
+  }
 
   const frontendUrl = String(v.FRONTEND_URL).replace(/\/$/, '');
   const corsOrigins = v.CORS_ORIGINS ? list(v.CORS_ORIGINS) : [new URL(frontendUrl).origin];
@@ -216,6 +264,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
     streamsPerUser: v.STREAMS_PER_USER,
     lockTimeoutMs: v.LOCK_TIMEOUT_MS,
+    databaseReplicaUrls,
+    replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,
+    redisSentinel: redisSentinel(v.REDIS_SENTINELS, v.REDIS_SENTINEL_NAME, v.REDIS_SENTINEL_PASSWORD),
   };
   return deepFreeze(config);
 }
@@ -245,6 +296,24 @@ function readPem(variable: string, path: string | undefined): string | undefined
   if (!pem.includes('-----BEGIN CERTIFICATE-----'))
     throw new ConfigError(variable, `names a file without a PEM certificate (${path})`);
   return pem;
+}
+
+/** REDIS_SENTINELS as host/port pairs (undefined when unset: REDIS_URL names the one server). */
+function redisSentinel(
+  value: string | undefined,
+  name: string,
+  password: string | undefined,
+): RedisSentinelSettings | undefined {
+  const entries = list(value);
+  if (entries.length === 0) return undefined;
+  const sentinels = entries.map(entry => {
+    const match = /^([^:\s]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535)
+      throw new ConfigError('REDIS_SENTINELS', `contains "${entry}"; use comma-separated host:port entries`);
+    return { host: match[1].replace(/^\[(.*)\]$/, '$1'), port };
+  });
+  return { sentinels, name, password };
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

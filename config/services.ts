@@ -14,6 +14,7 @@ import { AccountCache } from '../domain/users/account-cache.js';
 import { CountedRowStreams, RowStreams } from '../domain/shared/row-stream.js';
 import { StreamSlots } from '../domain/shared/stream-slots.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
+import { ReadReplicas } from './read-replicas.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -34,6 +35,8 @@ export interface Services {
   rows: CountedRowStreams;
   /** Cursor-backed unpaged lists of items, suppliers and products: not counted, on a second pool. */
   lists: RowStreams;
+  /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); undefined: none. */
+  replicas: ReadReplicas | undefined;
 }
 
 /** Lists need no slot; a few clients each load several at once. */
@@ -68,7 +71,16 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   );
   const rows = new CountedRowStreams(streamPool, slots);
   const lists = new RowStreams(database, LIST_CONNECTIONS, 'stockroom-list');
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists };
+  const replicas =
+    config.databaseReplicaUrls.length === 0
+      ? undefined
+      : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
+          maxLagMs: config.replicaMaxLagMs,
+          poolMax: config.dbPoolMax,
+          caPem: config.databaseCa,
+          logger,
+        });
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, replicas };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -76,7 +88,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.accounts.close();
   await services.queues.close();
   await services.rows.close();
-  await services.lists.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await closeConsumerPool(services.orm.em);
   await services.orm.close(true);

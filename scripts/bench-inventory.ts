@@ -8,6 +8,7 @@ import { createDatabases } from './create-databases.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { runScript } from './run-script.js';
 import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
+import { benchReplicaReads } from './bench-replica-reads.js';
 import {
   mb,
   runRelease,
@@ -34,13 +35,17 @@ import {
  * with an Idempotency-Key, the PATCH again with the worker paused (the request path alone), and
  * prints each round, the median ratios, p99 latencies and the RSS of every process tree (idle, end of the read
  * load, worker while draining the write backlog). BENCH_SOAK_MINUTES=n (or `npm run bench:soak`) runs a
- * sustained read + write load instead and prints the web RSS every minute.
+ * sustained read + write load instead and prints the web RSS every minute. BENCH_REPLICA=1 appends the replica
+ * run (scripts/bench-replica-reads.ts: analytics reads on a replica against the primary while writes run);
+ * BENCH_ONLY=replica runs it alone.
  */
 export async function benchInventory(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const seconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10));
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  // BENCH_ONLY=replica: the replica run alone (a primary and a replica of its own; BENCH_REPLICA=1 appends it).
+  if (process.env.BENCH_ONLY === 'replica') return benchReplicaReads({ rounds, seconds, connections });
   const soakMinutes = Number(process.env.BENCH_SOAK_MINUTES ?? 0);
   const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-'));
   const log = (name: string) => path.join(logDir, `${name}.log`);
@@ -270,6 +275,7 @@ export async function benchInventory(): Promise<void> {
     await Promise.all(processes.map(p => p.stop()));
     await db.end();
   }
+  if (process.env.BENCH_REPLICA === '1') await benchReplicaReads({ rounds, seconds, connections });
 }
 
 /**

@@ -1,14 +1,37 @@
 import type { Request, Response } from 'express';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ResponseObserver } from './on-response-done.js';
+import type { ReadReplicas } from '../../config/read-replicas.js';
+import type { ReadTarget } from '../routing/replica-reads.js';
 
 /**
  * One Prometheus registry per app: default process metrics plus request duration by route and status.
  * `observe` records a finished response (run by onResponseDone; aborted responses are not counted).
  */
-export function createMetrics(): { registry: Registry; observe: ResponseObserver } {
+export function createMetrics(replicas?: ReadReplicas): {
+  registry: Registry;
+  observe: ResponseObserver;
+  countRead: (target: ReadTarget) => void;
+} {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const reads = new Counter({
+    name: 'stockroom_replica_routed_reads_total',
+    help: 'Reads of the replica-eligible routes by where they ran: replica, primary, or fallback (primary after the replica failed)',
+    labelNames: ['target'] as const,
+    registers: [registry],
+  });
+  if (replicas)
+    new Gauge({
+      name: 'stockroom_replica_lag_seconds',
+      help: 'How far each read replica is behind the primary, by WAL position (as of the last poll)',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        for (const replica of replicas.replicas)
+          this.set({ replica: String(replica.index) }, replica.lagMs() / 1000);
+      },
+    });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
@@ -31,5 +54,5 @@ export function createMetrics(): { registry: Registry; observe: ResponseObserver
     }
     child.observe(elapsedMs / 1000);
   };
-  return { registry, observe };
+  return { registry, observe, countRead: target => reads.inc({ target }) };
 }

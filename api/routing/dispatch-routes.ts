@@ -13,7 +13,12 @@ import { routeTable, type Method } from './route-table.js';
  * serialization check). A route whose resource must exist validates its path params, answers 404 for a
  * missing resource, and only then validates query and body.
  */
-export function dispatchRoutes(routes: RouteDefinition[], config: Config): RequestHandler {
+export function dispatchRoutes(
+  routes: RouteDefinition[],
+  config: Config,
+  /** Which database runs a route's work (replica-reads.ts); absent: the primary, as always. */
+  selectConnection?: (route: RouteDefinition, run: Run) => Run,
+): RequestHandler {
   return routeTable(
     routes.map(route => {
       const errorStyle = route.errorStyle ?? 'central';
@@ -22,10 +27,11 @@ export function dispatchRoutes(routes: RouteDefinition[], config: Config): Reque
         next();
       };
       const handle = (req: Request, res: Response) => route.handler(req, res, res.locals.input);
-      const run = isWrite(route.method)
+      const direct: Run = isWrite(route.method)
         ? (req: Request, res: Response) => retryTransactionConflicts(req, res, async () => handle(req, res))
         : // The handler's own promise: run-chain passes its rejection (or a synchronous throw) on as the error.
           handle;
+      const run = selectConnection ? selectConnection(route, direct) : direct;
       const validate = route.mustExist
         ? [
             validateInput(route, ['params']),
@@ -41,6 +47,8 @@ export function dispatchRoutes(routes: RouteDefinition[], config: Config): Reque
     }),
   );
 }
+
+type Run = (req: Request, res: Response) => unknown;
 
 function mustExist(check: NonNullable<RouteDefinition['mustExist']>) {
   return (req: Request, res: Response, next: NextFunction) => {

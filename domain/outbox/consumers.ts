@@ -85,14 +85,19 @@ export const pendingRowsInsert = (events: string): string =>
    select c.code, ${events}.part, ${events}.id
      from ${events} cross join (values ${OUTBOX_CONSUMERS.map(c => `(${c.code}::smallint)`).join(', ')}) c(code)`;
 
+const DOORBELL_DEDUPLICATION_MS = 1000;
+
 /**
  * The doorbell: ONE wake-up job per consumer queue, de-duplicated by BullMQ while it waits. The job removes
  * its de-duplication key when it starts, so a ring during a run queues exactly one follow-up job: an event
  * committed after the run's last look is never left waiting for the sweeper. Failed jobs are dropped (the
  * sweeper rings again while anything is pending); a few completed ones are kept for the dashboard.
+ * The key also expires after DOORBELL_DEDUPLICATION_MS: after a Redis failover the promoted replica may hold a
+ * job as started without the removal of its key (lost with the old master), and that key would otherwise
+ * swallow every ring until stall detection (30 s and more). A job waits far less than that before it starts.
  */
 export const doorbellOptions = (consumer: OutboxConsumer): JobsOptions => ({
-  deduplication: { id: `doorbell-${consumer.name}` },
+  deduplication: { id: `doorbell-${consumer.name}`, ttl: DOORBELL_DEDUPLICATION_MS },
   attempts: 3,
   backoff: { type: 'exponential', delay: 100 },
   removeOnComplete: { count: 100 },

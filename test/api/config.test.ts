@@ -139,4 +139,40 @@ describe('Configuration', () => {
     expect(config.corsOrigins).to.deep.equal(['https://a.example', 'https://b.example:8443']);
     expect(config.adminEmails).to.deep.equal(['boss@example.com', 'ops@example.com']);
   });
+
+  it('When replicas and Sentinels are given, then they are parsed; bad entries name their variable', () => {
+    const none = loadConfig({});
+    expect(none.databaseReplicaUrls).to.deep.equal([]);
+    expect(none.replicaMaxLagMs).to.equal(1000);
+    expect(none.redisSentinel).to.equal(undefined);
+    const config = loadConfig({
+      DATABASE_REPLICA_URL: 'postgres://r1.example/db, postgres://r2.example/db?sslmode=require',
+      REPLICA_MAX_LAG_MS: '250',
+      REDIS_SENTINELS: 's1.example:26379, 10.0.0.2:26380,[::1]:26381',
+      REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+    });
+    expect(config.databaseReplicaUrls).to.deep.equal([
+      'postgres://r1.example/db',
+      'postgres://r2.example/db?sslmode=require',
+    ]);
+    expect(config.replicaMaxLagMs).to.equal(250);
+    expect(config.redisSentinel).to.deep.equal({
+      sentinels: [
+        { host: 's1.example', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+        { host: '::1', port: 26381 },
+      ],
+      name: 'stockroom',
+      password: 'sentinel-secret',
+    });
+    expectRejected({ DATABASE_REPLICA_URL: 'postgres://ok.example/db,mysql://x/y' }, 'DATABASE_REPLICA_URL');
+    expectRejected({ DATABASE_REPLICA_URL: 'postgres://r.example/db?sslmode=allow' }, 'DATABASE_REPLICA_URL');
+    expectRejected({ REPLICA_MAX_LAG_MS: '0' }, 'REPLICA_MAX_LAG_MS');
+    expectRejected({ REDIS_SENTINELS: 's1.example' }, 'REDIS_SENTINELS');
+    expectRejected({ REDIS_SENTINELS: 's1.example:99999' }, 'REDIS_SENTINELS');
+    expectRejected({ REDIS_SENTINEL_NAME: 'bad name' }, 'REDIS_SENTINEL_NAME');
+    // A hash-tagged prefix (Redis Cluster) is accepted; braces elsewhere are not.
+    expect(loadConfig({ REDIS_PREFIX: '{stockroom}' }).redisPrefix).to.equal('{stockroom}');
+    expectRejected({ REDIS_PREFIX: 'stock{room}' }, 'REDIS_PREFIX');
+  });
 });

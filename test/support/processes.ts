@@ -21,10 +21,11 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
  */
 export class TestRedis {
   private process: ChildProcess | undefined;
+  private dir: string | undefined;
 
   constructor(
     readonly port: number,
-    private readonly options: { tls?: TestCertificates } = {},
+    private readonly options: { tls?: TestCertificates; args?: string[] } = {},
   ) {}
 
   get url(): string {
@@ -33,6 +34,8 @@ export class TestRedis {
 
   async start(): Promise<void> {
     const tls = this.options.tls;
+    // Its own working directory: a replica's full sync writes an RDB file there, never into the checkout.
+    this.dir ??= mkdtempSync(path.join(tmpdir(), 'stockroom-redis-'));
     const listen = tls
       ? [
           ...['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', tls.serverCert],
@@ -41,7 +44,18 @@ export class TestRedis {
       : ['--port', String(this.port)];
     this.process = spawn(
       'redis-server',
-      [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      [
+        ...listen,
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
+        ...(this.options.args ?? []),
+      ],
       {
         stdio: 'ignore',
       },
@@ -85,6 +99,80 @@ export class TestRedis {
     else spawnSync('redis-cli', ['-p', String(this.port), 'shutdown', 'nosave'], { stdio: 'ignore' });
     await exited;
     this.process = undefined;
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/**
+ * A Redis Sentinel (`redis-server --sentinel`) owned by one test, watching the master `name` at `masterPort` (quorum 2, a master is down
+ * after 1 s). Its config file lives in a temp dir of its own (Sentinel rewrites it).
+ */
+export class TestSentinel {
+  private process: ChildProcess | undefined;
+  private dir: string | undefined;
+
+  constructor(
+    readonly port: number,
+    private readonly masterPort: number,
+    readonly name = 'stockroom',
+  ) {}
+
+  async start(): Promise<void> {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'stockroom-sentinel-'));
+    const file = path.join(this.dir, 'sentinel.conf');
+    writeFileSync(
+      file,
+      [
+        `port ${this.port}`,
+        'bind 127.0.0.1',
+        `dir ${this.dir}`,
+        `sentinel monitor ${this.name} 127.0.0.1 ${this.masterPort} 2`,
+        `sentinel down-after-milliseconds ${this.name} 1000`,
+        `sentinel failover-timeout ${this.name} 10000`,
+        `sentinel parallel-syncs ${this.name} 1`,
+        '',
+      ].join('\n'),
+    );
+    this.process = spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' });
+    await until(
+      async () => {
+        const client = this.client();
+        try {
+          return (await client.ping()) === 'PONG';
+        } catch {
+          return false;
+        } finally {
+          client.disconnect();
+        }
+      },
+      5000,
+      `redis-sentinel on ${this.port}`,
+    );
+  }
+
+  /** A plain client of this Sentinel (for SENTINEL commands). */
+  client(): Redis {
+    const client = new Redis({
+      port: this.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      lazyConnect: false,
+    });
+    client.on('error', () => undefined);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise(resolve => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    this.process = undefined;
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
   }
 }
 
@@ -134,11 +222,7 @@ export class WorkerProcess {
 
   /** kill -9: no graceful close, jobs in flight stay locked until their lock expires. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await killProcess(this.child);
   }
 
   /** SIGTERM (as a platform stops a dyno): the exit code and how long the process took to exit. */
@@ -155,14 +239,26 @@ export class WorkerProcess {
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise(resolve => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
+    await stopProcess(this.child, 10000);
   }
+}
+
+/** kill -9 of a child this test started (by its handle, never by name); resolves once it is gone. */
+export async function killProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise(resolve => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** SIGTERM to a child this test started, SIGKILL after `graceMs`; resolves once it is gone. */
+export async function stopProcess(child: ChildProcess | undefined, graceMs: number): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise(resolve => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -177,7 +273,7 @@ export class TestPostgres {
 
   constructor(
     readonly port: number,
-    private readonly options: { tls?: TestCertificates } = {},
+    private readonly options: { tls?: TestCertificates; args?: string[] } = {},
   ) {}
 
   /** Why this machine cannot run a test cluster, or undefined when it can. */
@@ -222,6 +318,34 @@ export class TestPostgres {
         chownSync(hba, uid, gid);
       }
     }
+  }
+
+  /**
+   * A streaming replica of `primary` (running): `pg_basebackup -R` into a fresh temp dir, so that start() runs
+   * it as a hot standby that follows the primary.
+   */
+  async initReplicaOf(primary: TestPostgres): Promise<void> {
+    this.dir = mkdtempSync(path.join(tmpdir(), 'stockroom-pg-replica-'));
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = postgresIds();
+      chownSync(this.dir, uid, gid);
+    }
+    await this.run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      this.dir,
+      '-R',
+      '-X',
+      'stream',
+      // An immediate checkpoint: the default spread one makes the backup wait for most of a minute.
+      '--checkpoint=fast',
+      '--no-sync',
+    ]);
   }
 
   /** pg_ctl start, returning once the server accepts connections. */

@@ -13,6 +13,7 @@ describe('Queues and workers', () => {
       {
         redisUrl: `redis://127.0.0.1:${await freePort()}`,
         redisTls: { ca: undefined, rejectUnauthorized: true },
+        redisSentinel: undefined,
       },
       'producer',
     );
