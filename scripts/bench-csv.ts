@@ -10,16 +10,22 @@ import { hashPassword } from '../domain/users/passwords.js';
 import { issueToken } from '../domain/users/tokens.js';
 import { createDatabases } from './create-databases.js';
 import { printTable } from './bench-support.js';
+import { procfileCommand } from './bench-processes.js';
 import { runScript } from './run-script.js';
 
 /**
  * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
- * their own so that the web process's RSS is its own: export of 10^6 history rows as CSV and as the unpaged
- * JSON list (rows/s, idle and peak RSS), import of 100,000 items (rows/s: dry run, real run, repeat).
- * Standalone: `npx tsx scripts/bench-csv.ts` (BENCH_DATABASE_URL, BENCH_CSV_HISTORY_ROWS, BENCH_CSV_IMPORT_ROWS).
+ * their own so that each process's RSS is its own: export of 10^6 history rows as CSV and as the unpaged
+ * JSON list (rows/s, idle and peak RSS; BENCH_CSV_HISTORY_ROWS=0 skips it), then imports of items at 10^4,
+ * 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): dry runs of new items, real runs of them, and
+ * real runs that count every one of them anew (updates), each with rows/s, the time spent applying and the
+ * worker's peak RSS. Before a real run the consumers drain the
+ * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
+ * `npm run bench:csv`, or standalone `npx tsx scripts/bench-csv.ts` (BENCH_DATABASE_URL).
  */
 const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
-const IMPORT_ROWS = Number(process.env.BENCH_CSV_IMPORT_ROWS ?? 100_000);
+const IMPORT_SIZES = (process.env.BENCH_CSV_IMPORT_ROWS ?? '10000,100000,1000000').split(',').map(Number);
+const DRAIN_SECONDS = Number(process.env.BENCH_CSV_DRAIN_SECONDS ?? 300);
 const DATABASE_URL = `${process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench'}_csv`;
 const JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -50,13 +56,23 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's). */
+/**
+ * `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's), with the
+ * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see.
+ */
 async function startRole(role: '--web' | '--worker', port: number, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', role], {
-    cwd: ROOT,
-    env: env(port),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const heapFlags = procfileCommand(role === '--web' ? 'web' : 'worker').match(
+    /--[a-z-]+-size=\S+|--heap-\S+/g,
+  );
+  const child = spawn(
+    process.execPath,
+    [...(heapFlags ?? []), '--import', 'tsx', 'scripts/start-all.ts', role],
+    {
+      cwd: ROOT,
+      env: env(port),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 60000);
@@ -118,17 +134,19 @@ async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
       `insert into app_user (username, email, password_hash, full_name, role) values ('bench-admin', 'bench@example.test', ?, 'Bench', 'ROLE_ADMIN')`,
       [await hashPassword('bench-password')],
     );
-    const supplier = 'Bench supplier';
+    // A one-letter supplier keeps a row of the 10^6-row file at about 14 bytes (the upload limit is 20 MB).
+    const supplier = 'S';
     await em.execute(`insert into supplier (name, created_by) values (?, 'bench')`, [supplier]);
     const started = Date.now();
-    await em.execute(
-      `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+    if (HISTORY_ROWS > 0)
+      await em.execute(
+        `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
                                   quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
        select n, md5(n::text)::uuid, 'History item ' || (n % 5000), null, 'Bench supplier', 1, n % 1000,
               n % 1000 + 1, 'RESTOCK', 1.25, 'bench@example.test', timestamptz '2026-01-01' + n * interval '1 second'
          from generate_series(1, ?) n`,
-      [HISTORY_ROWS],
-    );
+        [HISTORY_ROWS],
+      );
     console.log(`loaded ${HISTORY_ROWS} history rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const token = await issueToken({ sub: 'bench-admin', role: 'ROLE_ADMIN' }, JWT_SECRET, 3600);
     return { auth: `Bearer ${token}`, supplier };
@@ -137,6 +155,7 @@ async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
   }
 }
 
+/** Posts `file` as an import and polls its state every 100 ms: total and applying seconds, the report. */
 async function timedImport(base: string, auth: string, file: Buffer, dryRun: boolean) {
   const started = Date.now();
   const post = await fetch(`${base}/api/inventory/import?dryRun=${dryRun}`, {
@@ -144,17 +163,87 @@ async function timedImport(base: string, auth: string, file: Buffer, dryRun: boo
     headers: { Authorization: auth, 'Content-Type': 'text/csv' },
     body: file,
   });
+  if (post.status !== 202) throw new Error(`import: ${post.status} ${await post.text()}`);
   const { jobId } = (await post.json()) as { jobId: string };
+  let applyingSince: number | undefined;
   for (;;) {
     const status = (await (
       await fetch(`${base}/api/inventory/import/${jobId}`, { headers: { Authorization: auth } })
     ).json()) as { state: string; report: Record<string, number> | null };
-    if (status.state === 'completed' || status.state === 'failed') {
-      const seconds = (Date.now() - started) / 1000;
-      return { seconds, report: status.report ?? {}, state: status.state };
+    if (status.state === 'applying') applyingSince ??= Date.now();
+    if (['completed', 'failed', 'cancelled'].includes(status.state)) {
+      const now = Date.now();
+      return {
+        seconds: (now - started) / 1000,
+        applying: applyingSince === undefined ? undefined : (now - applyingSince) / 1000,
+        report: status.report ?? {},
+        state: status.state,
+      };
     }
-    await new Promise(resolve => setTimeout(resolve, 200));
+    await new Promise(resolve => setTimeout(resolve, 100));
   }
+}
+
+/** Waits (bounded) until no outbox event is pending for any consumer; answers the seconds waited. */
+async function drainOutbox(): Promise<number> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  const started = Date.now();
+  try {
+    while (Date.now() - started < DRAIN_SECONDS * 1000) {
+      const { rows } = await client.query<{ pending: boolean }>(
+        'select exists (select 1 from outbox_pending where done_at is null) as pending',
+      );
+      if (!rows[0].pending) break;
+      await new Promise(resolve => setTimeout(resolve, 500));
+    }
+  } finally {
+    await client.end();
+  }
+  return (Date.now() - started) / 1000;
+}
+
+/**
+ * A file of `rows` items (names unique per size): about 14 bytes a row. `shift` changes every quantity, so a
+ * file imported again with another shift counts every item anew (an update and an event per row).
+ */
+function importFile(rows: number, supplier: string, shift = 0): Buffer {
+  const tag = String.fromCharCode(97 + Math.round(Math.log10(rows)));
+  const lines = ['name,quantity,price,supplierName'];
+  for (let i = 0; i < rows; i++)
+    lines.push(`${tag}${i},${((i + shift) % 500) + 1},${(i % 97) + 1},${supplier}`);
+  return Buffer.from(lines.join('\n') + '\n');
+}
+
+async function benchImports(base: string, auth: string, supplier: string, worker: ChildProcess) {
+  const imports: Record<string, string | number>[] = [];
+  const runs = [
+    ['dry run', 'new items', true, 0],
+    ['real run', 'new items', false, 0],
+    ['real run', 'items counted anew', false, 1],
+  ] as const;
+  for (const [label, what, dryRun, shift] of runs)
+    for (const rows of IMPORT_SIZES) {
+      const file = importFile(rows, supplier, shift);
+      const drained = dryRun ? 0 : await drainOutbox();
+      const idle = rssMb(worker.pid!);
+      const { result, peak } = await peakRss(worker.pid!, () => timedImport(base, auth, file, dryRun));
+      imports.push({
+        what: `${label}, ${rows} ${what} (${(file.length / 1024 / 1024).toFixed(1)} MB)`,
+        state: result.state,
+        seconds: result.seconds.toFixed(1),
+        'rows/s': Math.round(rows / result.seconds),
+        'applying s': result.applying === undefined ? '-' : result.applying.toFixed(1),
+        created: result.report.created ?? 0,
+        updated: result.report.updated ?? 0,
+        rejected: result.report.rejectedCount ?? 0,
+        'worker idle RSS MB': idle.toFixed(0),
+        'worker peak RSS MB': peak.toFixed(0),
+        'drained before s': drained.toFixed(0),
+      });
+      console.log(JSON.stringify(imports.at(-1)));
+    }
+  printTable('CSV imports of items (POST to job finished; worker process of its own)', imports);
 }
 
 export async function benchCsv(): Promise<void> {
@@ -166,49 +255,30 @@ export async function benchCsv(): Promise<void> {
   try {
     await drain(`${base}/api/inventory`, auth);
     const rows: Record<string, string | number>[] = [];
-    for (const [label, path] of [
-      ['CSV export of the history', '/api/stock-history/export.csv'],
-      ['JSON list GET /api/stock-history', '/api/stock-history'],
-    ]) {
-      // Idle = the process's RSS just before this download (the heap an earlier run grew is not returned).
-      const idle = rssMb(web.pid!);
-      const started = Date.now();
-      const { result, peak } = await peakRss(web.pid!, () => drain(`${base}${path}`, auth));
-      const seconds = (Date.now() - started) / 1000;
-      rows.push({
-        what: `${label} (${HISTORY_ROWS} rows)`,
-        seconds: seconds.toFixed(1),
-        'rows/s': Math.round(HISTORY_ROWS / seconds),
-        MB: (result.bytes / 1024 / 1024).toFixed(0),
-        'idle RSS MB': idle.toFixed(0),
-        'peak RSS MB': peak.toFixed(0),
-        'growth MB': (peak - idle).toFixed(0),
-      });
+    if (HISTORY_ROWS > 0) {
+      for (const [label, path] of [
+        ['CSV export of the history', '/api/stock-history/export.csv'],
+        ['JSON list GET /api/stock-history', '/api/stock-history'],
+      ]) {
+        // Idle = the process's RSS just before this download (the heap an earlier run grew is not returned).
+        const idle = rssMb(web.pid!);
+        const started = Date.now();
+        const { result, peak } = await peakRss(web.pid!, () => drain(`${base}${path}`, auth));
+        const seconds = (Date.now() - started) / 1000;
+        rows.push({
+          what: `${label} (${HISTORY_ROWS} rows)`,
+          seconds: seconds.toFixed(1),
+          'rows/s': Math.round(HISTORY_ROWS / seconds),
+          MB: (result.bytes / 1024 / 1024).toFixed(0),
+          'idle RSS MB': idle.toFixed(0),
+          'peak RSS MB': peak.toFixed(0),
+          'growth MB': (peak - idle).toFixed(0),
+        });
+      }
+      printTable('Streaming 10^6 history rows from the web process (own child process)', rows);
     }
-    printTable('Streaming 10^6 history rows from the web process (own child process)', rows);
 
-    const lines = ['name,sku,quantity,price,supplierName,minimumQuantity'];
-    for (let i = 0; i < IMPORT_ROWS; i++)
-      lines.push(`Imported item ${i},IMP-${i},${i % 500},${(i % 997) + 1}.25,${supplier},${i % 7}`);
-    const file = Buffer.from(lines.join('\n') + '\n');
-    const imports: Record<string, string | number>[] = [];
-    for (const [label, dryRun] of [
-      ['dry run (all new)', true],
-      ['real run (all new)', false],
-      ['repeat (all unchanged)', false],
-    ] as const) {
-      const { seconds, report, state } = await timedImport(base, auth, file, dryRun);
-      imports.push({
-        what: `${label}, ${IMPORT_ROWS} rows`,
-        state,
-        seconds: seconds.toFixed(1),
-        'rows/s': Math.round(IMPORT_ROWS / seconds),
-        created: report.created ?? 0,
-        unchanged: report.unchanged ?? 0,
-        rejected: report.rejectedCount ?? 0,
-      });
-    }
-    printTable(`CSV import of ${IMPORT_ROWS} items (POST to job completed, worker process)`, imports);
+    await benchImports(base, auth, supplier, worker);
   } finally {
     web.kill('SIGTERM');
     worker.kill('SIGTERM');

@@ -49,7 +49,7 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   'stock-history': { concurrency: CONSUMER_CONCURRENCY },
   analytics: { concurrency: CONSUMER_CONCURRENCY },
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
-  // An import is one long transaction holding its rows' locks: one at a time per process.
+  // An import holds a connection and its temporary tables for its run: one at a time per process.
   imports: { concurrency: 1 },
   // A check reads the whole history in one snapshot: one at a time per process.
   integrity: { concurrency: 1 },

@@ -24,7 +24,7 @@ const report = Joi.alternatives(
 
 export const importStatusSchema = Joi.object({
   jobId: Joi.string().required(),
-  state: Joi.string().valid('queued', 'running', 'completed', 'failed').required(),
+  state: Joi.string().valid('queued', 'running', 'applying', 'completed', 'failed', 'cancelled').required(),
   dryRun: Joi.boolean().required(),
   progress: Joi.object({
     rowsRead: Joi.number().integer().required(),

@@ -7,8 +7,13 @@ import { readUploadedFile } from '../routing/read-upload.js';
 import { presentImportStatus, importStatusSchema } from '../presenters/import-status.js';
 import { requestImport } from '../../domain/imports/request-import.js';
 import { getImportStatus } from '../../domain/imports/get-import-status.js';
+import { cancelImport } from '../../domain/imports/cancel-import.js';
 import { MAX_IMPORT_BYTES, type ImportKindName } from '../../domain/imports/import-kinds.js';
 
+const cancelled = {
+  description: 'Cancelled',
+  schema: Joi.object({ jobId: Joi.string().required(), state: Joi.string().valid('cancelled').required() }),
+};
 const accepted = { description: 'Accepted', schema: Joi.object({ jobId: Joi.string().required() }) };
 const uploadBody = {
   contentTypes: ['text/csv', 'multipart/form-data'],
@@ -16,7 +21,7 @@ const uploadBody = {
     'The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 20 MB',
 };
 
-/** POST (202 + job id) and GET (state, progress, report) of one kind of import. ADMIN only. */
+/** POST (202 + job id), GET (state, progress, report) and DELETE (cancel) of one kind of import. ADMIN only. */
 function importRoutes(
   services: Services,
   kind: ImportKindName,
@@ -60,6 +65,21 @@ function importRoutes(
       responses: { 200: { description: 'Import state', schema: importStatusSchema } },
       handler: async (req, res, { params }) =>
         res.json(presentImportStatus(services.i18n, await getImportStatus(req.em, kind, params.jobId))),
+    },
+    {
+      method: 'delete',
+      path: `${options.path}/:jobId`,
+      summary:
+        'Cancels a queued or running (validating) import: nothing of it is applied; 409 once it is applying or finished',
+      tag: options.tag,
+      access: 'admin',
+      errorStyle,
+      request: { params: Joi.object({ jobId: Joi.string().max(100).required() }) },
+      responses: { 202: cancelled },
+      handler: async (req, res, { params }) => {
+        await cancelImport(req.em, kind, params.jobId);
+        res.status(202).json({ jobId: params.jobId, state: 'cancelled' });
+      },
     },
   ];
 }

@@ -24,7 +24,7 @@ export function detectDelimiter(text: string): ',' | ';' {
   return count(';') > count(',') ? ';' : ',';
 }
 
-/** Roughly how many data rows `text` holds (line ends; a quoted cell with line breaks counts more). */
+/** Roughly how many data rows `content` holds (line ends; a quoted cell with line breaks counts more). */
 export function estimateRows(content: Buffer): number {
   let lines = 0;
   for (let at = content.indexOf(10); at !== -1; at = content.indexOf(10, at + 1)) lines++;
@@ -74,23 +74,28 @@ function malformed(error: ParseError, header: string[] | undefined, line: number
   return { line, column, messageKey: 'csv.import.malformed', params: { detail: error.code } };
 }
 
-/** The file in chunks, so the parser streams it (with backpressure) instead of holding every record at once. */
-function* chunks(content: Buffer): Generator<Buffer> {
-  for (let at = 0; at < content.length; at += CHUNK_BYTES) yield content.subarray(at, at + CHUNK_BYTES);
+/** The rest of a source after its first chunk (already taken for the delimiter), then its other chunks. */
+async function* resumed(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
 }
 
-const CHUNK_BYTES = 64 * 1024;
-
-export async function openCsv(content: Buffer, knownColumns: readonly string[]): Promise<CsvFile> {
+/** Opens a file read in chunks (`source`): the parser streams it with backpressure, never the whole file. */
+export async function openCsv(
+  source: AsyncIterable<Buffer>,
+  knownColumns: readonly string[],
+): Promise<CsvFile> {
   const byLowerName = new Map(knownColumns.map(c => [c.toLowerCase(), c]));
-  const firstLine = content.subarray(0, Math.min(content.length, CHUNK_BYTES)).toString('utf8');
+  const chunks = source[Symbol.asyncIterator]();
+  const firstChunk = await chunks.next();
+  const head = firstChunk.done ? Buffer.alloc(0) : firstChunk.value;
   let header: string[] | undefined;
   // csv-parse goes on after an error (skipping the record), so the rows before it still arrive; the first
   // error is where the file stops being readable.
   let firstError: ParseError | undefined;
   const parser = parse({
     bom: true,
-    delimiter: detectDelimiter(firstLine.replace(/^\uFEFF/, '')),
+    delimiter: detectDelimiter(head.toString('utf8').replace(/^\uFEFF/, '')),
     relax_column_count: true,
     skip_empty_lines: true,
     info: true,
@@ -100,9 +105,9 @@ export async function openCsv(content: Buffer, knownColumns: readonly string[]):
       return undefined;
     },
   });
-  const source = Readable.from(chunks(content), { objectMode: false });
-  source.on('error', error => parser.destroy(error));
-  source.pipe(parser);
+  const input = Readable.from(resumed(head, chunks), { objectMode: false });
+  input.on('error', error => parser.destroy(error));
+  input.pipe(parser);
   const iterator = (parser as AsyncIterable<{ record: string[]; info: Info }>)[Symbol.asyncIterator]();
   let lastLine = 0;
   let emptyLines = 0;

@@ -1,18 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
 import { isoSql } from '../shared/sql.js';
-import type { ImportKindName } from './import-kinds.js';
+import { isImportJobId, type ImportKindName } from './import-kinds.js';
 import type { ImportReport } from './run-import.js';
 
 export interface ImportStatus {
   jobId: string;
-  state: 'queued' | 'running' | 'completed' | 'failed';
+  state: 'queued' | 'running' | 'applying' | 'completed' | 'failed' | 'cancelled';
   dryRun: boolean;
   progress: { rowsRead: number; rowsTotal: number | null };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
-  /** The report (completed), `{ error }` (failed) or null (not finished). */
+  /** The report (completed), `{ error }` (failed) or null (not finished, or cancelled). */
   report: ImportReport | { error: string } | null;
   /** The language the report's messages are given in (that of the import request). */
   language: string;
@@ -24,6 +24,7 @@ export async function getImportStatus(
   kind: ImportKindName,
   jobId: string,
 ): Promise<ImportStatus> {
+  if (!isImportJobId(jobId)) throw new NotFoundError('csv.import.not.found');
   const rows = await em.execute<
     (Omit<ImportStatus, 'jobId' | 'progress'> & { rowsRead: number; rowsTotal: number | null })[]
   >(

@@ -1,9 +1,8 @@
 import type Joi from 'joi';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, type MessageParams } from '../shared/errors.js';
+import type { MessageParams } from '../shared/errors.js';
 import { JOI_OPTIONS, toFieldError } from '../shared/joi-field-errors.js';
+import type { SqlRun } from '../shared/native-transaction.js';
 import type { WriteContext } from '../shared/write-context.js';
-import type { CsvRecord } from './csv-records.js';
 
 /** Why one row was not applied: its line, the column at fault (null: the whole row) and a message key. */
 export interface RowRejection {
@@ -13,85 +12,133 @@ export interface RowRejection {
   params?: MessageParams;
 }
 
-export type RowOutcome = 'created' | 'updated' | 'unchanged';
+export type RowProblem = Omit<RowRejection, 'line'>;
 
-/** A row that cannot be applied; the import goes on to report every other row too. */
-export class RowRejected extends Error {
-  constructor(readonly problems: Omit<RowRejection, 'line'>[]) {
-    super('row rejected');
-  }
-}
+/** A staged row's values in the order of `ImportKind.stagedColumns` (null: absent). */
+export type StagedValues = (string | number | boolean | null)[];
 
-/** State of one run of an import, shared by its rows. */
-export interface ImportRun {
+export interface ImportOptions {
   write: WriteContext;
   createSuppliers: boolean;
-  /** Which message keys the catalog has (joi errors fall back to generic keys, as in the API). */
-  isKey: (key: string) => boolean;
-  /** First line of each row key (lower-case sku or name) seen so far: a file names an item once. */
-  seen: Map<string, number>;
-  /** Supplier ids by lower-case name, looked up or created during this run. */
-  suppliers: Map<string, string>;
 }
 
-/** What is imported: the columns read and how one row is validated and applied inside the transaction. */
+/** What the rows that pass every check do. */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+/**
+ * What is imported. A run stages every row that passes the API's own field rules into the temporary table
+ * `import_row` (`line` + the staged columns), then checks the rows against each other and the database with
+ * set-based SQL (rejections go to the temporary table `import_rejection`, the rows that pass to the
+ * temporary table `import_plan` with their targets), and finally applies the plan in one transaction.
+ */
 export interface ImportKind {
   columns: readonly string[];
   /** Columns the header must name. */
   requiredColumns: readonly string[];
-  apply(
-    tx: EntityManager,
-    record: CsvRecord,
-    run: ImportRun,
-  ): Promise<{ outcome: RowOutcome; eventIds: string[] }>;
+  /** `import_row` columns after `line`, in COPY order: `[name, SQL type]`. */
+  stagedColumns: readonly (readonly [string, string])[];
+  /** A row's cells (blank ones left out) -> its staged values, or the problems of its fields. */
+  stage(values: Record<string, string>, isKey: (key: string) => boolean): StagedValues | RowProblem[];
+  /** Fills `import_plan` and `import_rejection` from `import_row`; answers what the accepted rows would do. */
+  validate(sql: SqlRun, options: ImportOptions): Promise<ImportCounts>;
+  /**
+   * Inside the apply transaction: locks the rows it changes in id order, writes them and their outbox events
+   * (set-based), answers what it did. Throws ImportConflict when the database moved away from the plan.
+   */
+  apply(sql: SqlRun, options: ImportOptions): Promise<ImportCounts & { events: number }>;
 }
 
-/** Validates a row's cells with the API's own joi schema; every failing field becomes a rejection. */
-export function validateRow<T>(schema: Joi.Schema, values: Record<string, unknown>, run: ImportRun): T {
+/** The database changed between validation and apply (a target deleted): validate again. */
+export class ImportConflict extends Error {}
+
+/** Validates a row's cells with the API's own joi schema: the converted value, or every failing field. */
+export function checkFields<T>(
+  schema: Joi.Schema,
+  values: Record<string, unknown>,
+  isKey: (key: string) => boolean,
+): { value: T } | RowProblem[] {
   const { value, error } = schema.validate(values, JOI_OPTIONS);
-  if (error)
-    throw new RowRejected(
-      error.details.map(detail => {
-        const field = toFieldError(detail, run.isKey);
-        return { column: field.field, messageKey: field.messageKey, params: field.params };
-      }),
-    );
-  return value as T;
-}
-
-/** Runs one use case for a row: a domain refusal (409, 404, ...) becomes a rejection of `column`. */
-export async function refusedAs<T>(column: (error: AppError) => string | null, work: () => Promise<T>) {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    throw new RowRejected([{ column: column(error), messageKey: error.messageKey, params: error.params }]);
-  }
-}
-
-/** Cells as the API would receive them: an empty cell is an absent value; a NUL character is refused. */
-export function cellValues(record: CsvRecord, columns: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
-  const nul: string[] = [];
-  for (const column of columns) {
-    const cell = record.cells.get(column);
-    if (cell?.includes('\u0000')) nul.push(column);
-    else if (cell !== undefined && cell.trim() !== '') values[column] = cell;
-  }
-  // PostgreSQL text cannot hold NUL: refused like the API refuses it.
-  if (nul.length > 0)
-    throw new RowRejected(nul.map(column => ({ column, messageKey: 'error.nul.character' })));
-  return values;
-}
-
-/** Marks a row's keys (name, sku) as seen; a later row with a key seen before is refused. */
-export function claimRowKeys(run: ImportRun, record: CsvRecord, keys: [column: string, key: string][]): void {
-  const problems = keys.flatMap(([column, key]) => {
-    const first = run.seen.get(key);
-    return first === undefined
-      ? []
-      : [{ column, messageKey: 'csv.import.row.duplicate', params: { line: first } }];
+  if (!error) return { value: value as T };
+  return error.details.map(detail => {
+    const field = toFieldError(detail, isKey);
+    return { column: field.field, messageKey: field.messageKey, params: field.params };
   });
-  if (problems.length > 0) throw new RowRejected(problems);
-  for (const [, key] of keys) run.seen.set(key, record.line);
 }
+
+/** Cells as the API would receive them; a NUL character (PostgreSQL text cannot hold it) is refused. */
+export function nulProblems(values: Record<string, string>): RowProblem[] {
+  return Object.entries(values)
+    .filter(([, cell]) => cell.includes('\u0000'))
+    .map(([column]) => ({ column, messageKey: 'error.nul.character' }));
+}
+
+/** Counts of a `select created, updated, unchanged` row. */
+export const toCounts = (row: Record<string, unknown>): ImportCounts => ({
+  created: Number(row.created),
+  updated: Number(row.updated),
+  unchanged: Number(row.unchanged),
+});
+
+/**
+ * Within-file clashes, shared by both kinds: a later row with the name, the sku or the target of an earlier row
+ * is refused (`csv.import.row.duplicate` with the first line). Hash aggregates keep only the keys named more
+ * than once (no sort of the whole file); the plan's rows get `name_first`, `sku_first` and `target_first`
+ * where they repeat an earlier row.
+ */
+export async function markDuplicates(sql: SqlRun): Promise<void> {
+  await sql(
+    'alter table import_plan add column name_first integer, add column sku_first integer, add column target_first integer',
+  );
+  for (const [column, key] of [
+    ['name_first', 'lower(name)'],
+    ['sku_first', 'lower(sku)'],
+    ['target_first', 'target'],
+  ])
+    await sql(`
+      update import_plan x set ${column} = d.first
+        from (select ${key} as k, min(line) as first from import_plan where ${key} is not null
+               group by 1 having count(*) > 1) d
+       where ${key.replace(/(name|sku|target)/, 'x.$1')} = d.k and x.line > d.first`);
+}
+
+/**
+ * The rejections of the plan's rows that have a problem (`suspect`), the first problem of each in the order
+ * of `problems` (SQL `values` rows of (position, column, key, params, hit) over plan row `x` and the row's
+ * `dup` / `same_target` flags).
+ */
+export const rejectionsSql = (suspect: string, problems: string) => `
+insert into import_rejection (line, position, "column", message_key, params)
+select x.line, p.position, p.col, p.key, p.params
+  from import_plan x
+ cross join lateral (select x.name_first is not null or x.sku_first is not null as dup,
+                            x.target_first is not null as same_target) d
+ cross join lateral (values
+   (1, 'name', 'csv.import.row.duplicate', jsonb_build_object('line', x.name_first), x.name_first is not null),
+   (2, 'sku', 'csv.import.row.duplicate', jsonb_build_object('line', x.sku_first), x.sku_first is not null),
+   (3, case when x.by_sku then 'sku' else 'name' end, 'csv.import.row.duplicate',
+       jsonb_build_object('line', x.target_first), not d.dup and d.same_target),
+   ${problems}
+ ) p(position, col, key, params, hit)
+ where (x.name_first is not null or x.sku_first is not null or x.target_first is not null or ${suspect})
+   and p.hit`;
+
+/** What the accepted rows of the plan would do to `table` (aliased `alias`) given the SQL test `changes`. */
+export const countPlanSql = (table: string, alias: string, changes: string) => `
+select count(*) filter (where x.target is null) as created,
+       count(*) filter (where x.target is not null and ${changes}) as updated,
+       count(*) filter (where x.target is not null and not ${changes}) as unchanged
+  from import_plan x left join ${table} ${alias} on ${alias}.id = x.target`;
+
+/**
+ * Locks the rows of `table` the plan changes, in id order (so two imports over the same rows cannot
+ * deadlock); answers how many the plan expects and how many are still there.
+ */
+export const lockTargetsSql = (table: string) => `
+select (select count(*) from import_plan where target is not null)::int as expected,
+       (select count(*) from (select t.id from ${table} t
+                               where t.id in (select target from import_plan where target is not null)
+                               order by t.id for update) l)::int as locked`;

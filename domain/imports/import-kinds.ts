@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ITEM_IMPORT } from '../inventory/import-item-row.js';
-import { PRODUCT_IMPORT } from '../catalog/import-product-row.js';
+import { ITEM_IMPORT } from '../inventory/import-items.js';
+import { PRODUCT_IMPORT } from '../catalog/import-products.js';
 import type { ImportKind } from './import-kind.js';
 
 /** What can be imported: inventory items (with suppliers) and products of the product API. */
@@ -15,6 +15,9 @@ export type ImportKindName = keyof typeof IMPORT_KINDS;
  * enumerated; the sequential row id stays internal.
  */
 export const newImportJobId = (): string => `import-${randomBytes(18).toString('base64url')}`;
+
+/** Whether `jobId` can be a job id at all (anything else is unknown without asking the database). */
+export const isImportJobId = (jobId: string): boolean => /^import-[A-Za-z0-9_-]{1,64}$/.test(jobId);
 
 /** Files larger than this are refused (413) before anything is stored. */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;

@@ -8,7 +8,8 @@ import { waitFor } from '../support/wait-for.js';
 import { waitForHistorySettled } from '../support/settle.js';
 import { csvFile, drainStockEvents, finishedImport, startImport } from '../support/csv.js';
 
-const ROWS = 4000;
+/** Enough rows that the run reports progress (every 10,000 rows) well before it ends. */
+const ROWS = 40000;
 
 describe('CSV import survives kill -9 of the worker process', function () {
   this.timeout(300000);

@@ -1,0 +1,228 @@
+import { STOCK_CHANGED } from '../outbox/events.js';
+import { pendingRowsInsert } from '../outbox/consumers.js';
+import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
+import {
+  checkFields,
+  countPlanSql,
+  ImportConflict,
+  lockTargetsSql,
+  markDuplicates,
+  nulProblems,
+  rejectionsSql,
+  toCounts,
+  type ImportKind,
+  type StagedValues,
+} from '../imports/import-kind.js';
+import { createItemBody } from './inventory.schemas.js';
+
+const COLUMNS = ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'] as const;
+
+/** The API's create-item rules, with the supplier named instead of referenced by id. */
+const rowSchema = createItemBody
+  .fork(['supplierId'], field => field.optional())
+  .keys({ supplierName: createSupplierBody.extract('name').optional() });
+
+interface ItemImportRow {
+  name: string;
+  sku?: string | null;
+  quantity: number;
+  price: number;
+  supplierName?: string;
+  minimumQuantity: number;
+}
+
+/** Text joi's trimmed `string().max(n)` keeps as it is (cells are never blank here). */
+const isPlainText = (text: string | undefined, max: number) =>
+  text === undefined || (text.length <= max && text.trim() === text && !text.includes('\u0000'));
+const PLAIN_COUNT = /^\d{1,6}$/;
+/** Below every price cap, with at most two decimals. */
+const PLAIN_PRICE = /^\d{1,7}(?:\.\d{1,2})?$/;
+
+/**
+ * A row whose every cell is plainly valid (the common case), staged without joi: a subset of what the joi
+ * schema accepts, converted as joi converts it. Anything else goes through the schema, for its messages.
+ */
+function plainRow(values: Record<string, string>): StagedValues | undefined {
+  const { name, sku, quantity, price, supplierName, minimumQuantity } = values;
+  if (name === undefined || quantity === undefined || price === undefined) return undefined;
+  if (!isPlainText(name, 255) || !isPlainText(sku, 64) || !isPlainText(supplierName, 255)) return undefined;
+  if (!PLAIN_COUNT.test(quantity) || (minimumQuantity !== undefined && !PLAIN_COUNT.test(minimumQuantity)))
+    return undefined;
+  if (!PLAIN_PRICE.test(price) || Number(price) < 0.01) return undefined;
+  return [
+    name,
+    sku ?? null,
+    Number(quantity),
+    price,
+    supplierName ?? null,
+    minimumQuantity === undefined ? null : Number(minimumQuantity),
+  ];
+}
+
+/** Whether the row changes a field of its item `i` other than the quantity (columns left out keep theirs). */
+const FIELDS_DIFFER = `(x.name <> i.name or coalesce(x.sku, i.sku) is distinct from i.sku or x.price <> i.price
+  or (x.supplier_name is not null and x.supplier_id is distinct from i.supplier_id)
+  or coalesce(x.minimum_quantity, i.minimum_quantity) <> i.minimum_quantity)`;
+
+/**
+ * Each row resolved as the row-by-row import did: its item by sku when it has one (and it matches), else by
+ * name; its supplier by name. Then the first problem of each row, in the API's order: a name, sku or item the
+ * file named before, the supplier (unknown without createSuppliers; required for a new item), then a rename
+ * onto another item's name.
+ */
+const PLAN_SQL = `
+create temp table import_plan as
+with resolved as (
+  select r.*, coalesce(s.id, n.id) as target, s.id is not null as by_sku,
+         (s.id is not null and n.id is not null and n.id <> s.id) as name_clash, sup.id as supplier_id
+    from import_row r
+    left join inventory_item s on r.sku is not null and lower(s.sku) = lower(r.sku)
+    left join inventory_item n on lower(n.name) = lower(r.name)
+    left join supplier sup on lower(sup.name) = lower(r.supplier_name)
+)
+select resolved.*, case when target is null then gen_random_uuid() end as new_id from resolved`;
+
+const UNKNOWN_SUPPLIER = 'x.supplier_name is not null and x.supplier_id is null and not $1::boolean';
+const NO_SUPPLIER = 'x.supplier_name is null and x.target is null';
+
+const REJECT_SQL = rejectionsSql(
+  `(${UNKNOWN_SUPPLIER}) or (${NO_SUPPLIER}) or x.name_clash`,
+  `(4, 'supplierName', 'error.not.found.supplier', null, not d.dup and not d.same_target and ${UNKNOWN_SUPPLIER}),
+   (5, 'supplierName', 'inventory.item.supplier.required', null, not d.dup and not d.same_target and ${NO_SUPPLIER}),
+   (6, 'name', 'error.duplicate.resource', null, not d.dup and not d.same_target
+       and not (${UNKNOWN_SUPPLIER}) and not (${NO_SUPPLIER}) and x.name_clash)`,
+);
+
+const COUNT_SQL = countPlanSql('inventory_item', 'i', `(${FIELDS_DIFFER} or x.quantity <> i.quantity)`);
+
+/** The payload of a stock event, as stock-event.ts and adjust-quantity.ts build it, for row `c` of item data. */
+const stockPayload = (change: string, before: string, after: string, reason: string) => `jsonb_build_object(
+    'itemId', c.id, 'itemName', c.name, 'supplierId', c.supplier_id, 'supplierName', s.name,
+    'change', ${change}, 'quantityBefore', ${before}, 'quantityAfter', ${after},
+    'minimumQuantity', c.minimum_quantity, 'reason', ${reason}, 'priceAtChange', c.price::text,
+    'createdBy', $1::text,
+    'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'correlationId', $2::text)`;
+
+/** Suppliers the file names and the database lacks (createSuppliers): created once each, first spelling. */
+const CREATE_SUPPLIERS_SQL = `
+with created as (
+  insert into supplier (name, created_by)
+  select distinct on (lower(supplier_name)) supplier_name, $1 from import_plan
+   where supplier_name is not null and supplier_id is null
+   order by lower(supplier_name), line
+  returning id, name
+)
+update import_plan x set supplier_id = c.id from created c
+ where x.supplier_id is null and lower(x.supplier_name) = lower(c.name)`;
+
+const LOCK_SQL = lockTargetsSql('inventory_item');
+
+/**
+ * Known items: the fields and the counted quantity in one update (version + 1 for the fields, + 1 for the
+ * count, as the PUT and adjust use cases would), then a PRICE_CHANGE event when the price changed and an
+ * INVENTORY_COUNT event for the quantity, both built from the updated row as the use cases build them.
+ */
+const UPDATE_SQL = `
+with old as (
+  select x.target as id, i.quantity as q0, i.price as p0
+    from import_plan x join inventory_item i on i.id = x.target
+), changed as (
+  update inventory_item i
+     set name = x.name, sku = coalesce(x.sku, i.sku), price = x.price,
+         supplier_id = coalesce(x.supplier_id, i.supplier_id),
+         minimum_quantity = coalesce(x.minimum_quantity, i.minimum_quantity), quantity = x.quantity,
+         version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int, updated_at = now()
+    from import_plan x
+   where x.target = i.id and (${FIELDS_DIFFER} or x.quantity <> i.quantity)
+  returning i.id, i.name, i.quantity, i.price, i.supplier_id, i.minimum_quantity
+), e as (
+  insert into outbox_event (type, aggregate_id, payload)
+  select '${STOCK_CHANGED}', c.id::text,
+         ${stockPayload('k.change', 'o.q0', 'o.q0 + k.change', 'k.reason')}
+    from changed c join old o on o.id = c.id join supplier s on s.id = c.supplier_id
+   cross join lateral (values (1, 'PRICE_CHANGE', 0), (2, 'INVENTORY_COUNT', c.quantity - o.q0)) k(n, reason, change)
+   where (k.n = 1 and c.price <> o.p0) or (k.n = 2 and k.change <> 0)
+   order by c.id, k.n
+  returning id, part
+), p as (${pendingRowsInsert('e')})
+select (select count(*) from changed)::int as updated, (select count(*) from e)::int as events`;
+
+/**
+ * New items and an INITIAL_STOCK event for each with stock. Their ids were drawn with the plan (outside the
+ * transaction) and they are inserted in id order, so neighbouring inserts share primary-key pages.
+ */
+const INSERT_SQL = `
+with c as (
+  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
+  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
+    from import_plan where target is null order by new_id
+  returning id, name, quantity, price, supplier_id, minimum_quantity
+), e as (
+  insert into outbox_event (type, aggregate_id, payload)
+  select '${STOCK_CHANGED}', c.id::text, ${stockPayload('c.quantity', '0', 'c.quantity', "'INITIAL_STOCK'")}
+    from c join supplier s on s.id = c.supplier_id
+   where c.quantity > 0
+  returning id, part
+), p as (${pendingRowsInsert('e')})
+select (select count(*) from c)::int as created, (select count(*) from e)::int as events`;
+
+/**
+ * Items: a new row is created (INITIAL_STOCK for its stock); a known item gets its fields (a price change
+ * writes PRICE_CHANGE) and its counted quantity as an INVENTORY_COUNT change. Columns the file leaves out keep
+ * their stored values.
+ */
+export const ITEM_IMPORT: ImportKind = {
+  columns: COLUMNS,
+  requiredColumns: ['name', 'quantity', 'price'],
+  stagedColumns: [
+    ['name', 'text'],
+    ['sku', 'text'],
+    ['quantity', 'integer'],
+    ['price', 'numeric(12, 2)'],
+    ['supplier_name', 'text'],
+    ['minimum_quantity', 'integer'],
+  ],
+  stage(values, isKey) {
+    const plain = plainRow(values);
+    if (plain) return plain;
+    const nul = nulProblems(values);
+    if (nul.length > 0) return nul;
+    const checked = checkFields<ItemImportRow>(rowSchema, values, isKey);
+    if (Array.isArray(checked)) return checked;
+    const row = checked.value;
+    return [
+      row.name,
+      row.sku ? row.sku : null,
+      row.quantity,
+      String(row.price),
+      row.supplierName ?? null,
+      values.minimumQuantity === undefined ? null : row.minimumQuantity,
+    ];
+  },
+  async validate(sql, options) {
+    await sql(PLAN_SQL);
+    // Statistics for the plan's joins with the (possibly much larger) table: an index lookup per row for a
+    // small file, a hash join for a large one.
+    await sql('analyze import_plan');
+    await markDuplicates(sql);
+    await sql(REJECT_SQL, [options.createSuppliers]);
+    await sql('delete from import_plan where line in (select line from import_rejection)');
+    return toCounts((await sql(COUNT_SQL))[0]);
+  },
+  async apply(sql, options) {
+    const { user, correlationId } = options.write;
+    await sql(CREATE_SUPPLIERS_SQL, [user]);
+    const [lock] = await sql<{ expected: number; locked: number }>(LOCK_SQL);
+    // An item of the plan was deleted since the validation: validate again.
+    if (lock.locked !== lock.expected) throw new ImportConflict('an item of the import is gone');
+    const [updated] = await sql<{ updated: number; events: number }>(UPDATE_SQL, [user, correlationId]);
+    const [created] = await sql<{ created: number; events: number }>(INSERT_SQL, [user, correlationId]);
+    return {
+      created: created.created,
+      updated: updated.updated,
+      unchanged: lock.expected - updated.updated,
+      events: created.events + updated.events,
+    };
+  },
+};
