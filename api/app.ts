@@ -10,7 +10,9 @@ import { rejectNul } from './middleware/reject-nul.js';
 import { jsonBody } from './middleware/json-body.js';
 import { authenticate } from './middleware/authenticate.js';
 import { csrfGuard } from './middleware/csrf.js';
+import { Gauge } from 'prom-client';
 import { createMetrics } from './middleware/metrics.js';
+import { latestDriftItems } from '../domain/stock-history/request-integrity-check.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
 import { sessionMiddleware } from './auth/session.js';
 import { dispatchRoutes } from './routing/dispatch-routes.js';
@@ -45,6 +47,16 @@ export function createApp(services: Services): BuiltApp {
   let document: Record<string, any> | undefined;
   const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
   const metrics = createMetrics(services.replicas);
+  // The latest finished integrity check (whichever worker process ran it), read when Prometheus scrapes.
+  new Gauge({
+    name: 'stockroom_integrity_drift_items',
+    help: 'Items with drift found by the latest finished integrity check',
+    registers: [metrics.registry],
+    async collect() {
+      const items = await latestDriftItems(services.queues).catch(() => null);
+      if (items !== null) this.set(items);
+    },
+  });
   const grantCrossOrigin = cors({
     // Unlisted origins (and requests without Origin) get no CORS header at all, not even Allow-Credentials.
     origin: (origin, callback) =>

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { openOrm, migrate } from '../config/database.js';
+import { openOrm } from '../config/database.js';
+import { benchDatabaseUrl, resetBenchDatabase } from './bench-support.js';
 import { createDatabases } from './create-databases.js';
 import { rebuildRollups } from '../domain/analytics/rebuild-rollups.js';
 import { dashboardSummary } from '../domain/analytics/dashboard-summary.js';
@@ -24,17 +25,10 @@ const SUPPLIERS = 20;
 const HISTORY_DAYS = 365;
 const END_DAY = '2026-11-21';
 
-const benchUrl = () => {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom');
-  url.pathname = `/${BENCH_DB}`;
-  return url.toString();
-};
+const benchUrl = () => benchDatabaseUrl(BENCH_DB);
 
 async function load(client: pg.Client, rows: number): Promise<void> {
-  await client.query('drop schema if exists public cascade; create schema public;');
-  const orm = await openOrm(benchUrl(), 2);
-  await migrate(orm);
-  await orm.close(true);
+  await resetBenchDatabase(client, benchUrl());
   const spanMs = HISTORY_DAYS * 86400000;
   const endMs = Date.parse(`${END_DAY}T23:59:59Z`);
   await client.query(`

@@ -1,4 +1,6 @@
 import autocannon from 'autocannon';
+import type pg from 'pg';
+import { openOrm, migrate } from '../config/database.js';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -39,4 +41,19 @@ export const ratio = (a: number, b: number) => (b === 0 ? 'n/a' : (a / b).toFixe
 export function printTable(title: string, rows: Record<string, string | number>[]): void {
   console.log(`\n## ${title}`);
   console.table(rows);
+}
+
+/** A bench's own database `name` on DATABASE_URL's server (a bench wipes it). */
+export const benchDatabaseUrl = (name: string): string => {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom');
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/** Empties the bench database (`client` is connected to `url`) and applies every migration. */
+export async function resetBenchDatabase(client: pg.Client, url: string): Promise<void> {
+  await client.query('drop schema if exists public cascade; create schema public;');
+  const orm = await openOrm(url, 2);
+  await migrate(orm);
+  await orm.close(true);
 }

@@ -37,6 +37,13 @@ export const SCHEDULES: Schedule[] = [
     jobId: now => `webhook-sweep-${now.toISOString().slice(0, 13)}`,
   },
   {
+    name: 'daily-integrity-check',
+    cron: '45 3 * * *',
+    queue: 'integrity',
+    job: 'check',
+    jobId: now => `integrity-${day(now)}`,
+  },
+  {
     name: 'imports-sweep',
     cron: '* * * * *',
     queue: 'imports',

@@ -12,6 +12,7 @@ import { lowStockAlerts } from './low-stock-alerts.worker.js';
 import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
+import { integrity } from './integrity.worker.js';
 
 /**
  * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
@@ -31,6 +32,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
   webhooks,
   reports,
   imports,
+  integrity,
 };
 
 /**
@@ -44,6 +46,8 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   'low-stock-alerts': { concurrency: CONSUMER_CONCURRENCY },
   // An import holds a connection and its temporary tables for its run: one at a time per process.
   imports: { concurrency: 1 },
+  // A check reads the whole history in one snapshot: one at a time per process.
+  integrity: { concurrency: 1 },
 };
 
 export interface RunningWorkers {

@@ -24,7 +24,8 @@ export function rejectNul(req: Request, _res: Response, next: NextFunction): voi
   // `%00`: a request without it and without a body has none (and its query string is not parsed for this).
   if (req.body === undefined && !req.originalUrl.includes('%00')) return next();
   const fields: string[] = [];
-  if (req.path.includes('\u0000')) fields.push('path');
+  // `req.path` is still percent-encoded: a NUL in a path segment arrives there as `%00`.
+  if (req.path.includes('%00') || req.path.includes('\u0000')) fields.push('path');
   collectNul(req.query, '', fields);
   collectNul(req.body, '', fields);
   if (fields.length === 0) return next();

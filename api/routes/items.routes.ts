@@ -33,6 +33,18 @@ import { renameItem } from '../../domain/inventory/rename-item.js';
 import { parseIfMatch } from '../../domain/inventory/item-errors.js';
 import { toItemView, type ItemView } from '../../domain/inventory/item.view.js';
 import { sendJsonArray } from '../presenters/stream-response.js';
+import {
+  inventoryValueQuery,
+  inventoryValueSchema,
+  itemAsOfQuery,
+  itemAsOfSchema,
+  itemChangesQuery,
+  itemChangesSchema,
+} from '../../domain/inventory/ledger.schemas.js';
+import { itemAsOf } from '../../domain/inventory/item-as-of.js';
+import { inventoryValueAsOf } from '../../domain/inventory/inventory-value-as-of.js';
+import { UnauthorizedError } from '../../domain/shared/errors.js';
+import { readItemChanges } from '../../domain/inventory/item-changes-feed.js';
 
 const TAG = 'Inventory';
 const etag = (item: ItemView) => ({ ETag: `"${item.version}"` });
@@ -76,6 +88,31 @@ export const itemRoutes = (services: Services) =>
       handler: async (req, res, { query }) => res.json(await searchItems(req.em, query as never)),
     },
     {
+      method: 'get',
+      path: '/api/inventory/changes',
+      summary:
+        'Incremental sync: item changes after the cursor `since` in commit order (410 once the cursor is older than the retention)',
+      tag: TAG,
+      access: 'auth',
+      request: { query: itemChangesQuery },
+      responses: { 200: { description: 'Changes and the next cursor', schema: itemChangesSchema } },
+      handler: async (_req, res, { query }) =>
+        res.json(await readItemChanges(services.orm.em, { since: query.since, limit: query.limit })),
+    },
+    {
+      method: 'get',
+      path: '/api/inventory/value',
+      summary: 'Point in time: stock value, quantity and number of items as of an instant (per supplier)',
+      tag: TAG,
+      access: 'auth',
+      request: { query: inventoryValueQuery },
+      responses: { 200: { description: 'Value as of', schema: inventoryValueSchema } },
+      handler: async (_req, res, { query }) =>
+        res.json(
+          await inventoryValueAsOf(services.orm.em, { asOf: query.asOf, supplierId: query.supplierId }),
+        ),
+    },
+    {
       method: 'post',
       path: '/api/inventory',
       summary: 'I2: create an item (quantity > 0 books INITIAL_STOCK)',
@@ -96,14 +133,25 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/inventory/:id',
-      summary: 'I3: one item (ETag = version)',
+      summary:
+        'I3: one item (ETag = version); with `asOf`, the item as it was then (authenticated only, also in demo mode)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
-      request: { params: itemIdParams },
-      responses: { 200: itemResponse('Item') },
+      request: { params: itemIdParams, query: itemAsOfQuery },
+      responses: {
+        200: {
+          description: 'Item (as of the instant when asked)',
+          schema: Joi.alternatives(itemViewSchema, itemAsOfSchema),
+        },
+      },
       // One statement outside any unit of work: on the ORM's pool, without forking a request EntityManager.
-      handler: async (_req, res, { params }) => {
+      handler: async (req, res, { params, query }) => {
+        if (query.asOf !== undefined) {
+          // A point-in-time read is not a demo read: anonymous callers get 401 even in demo mode.
+          if (!req.actor) throw new UnauthorizedError();
+          return res.json(await itemAsOf(services.orm.em, params.id, query.asOf));
+        }
         const item = await getItem(services.orm.em, params.id);
         res.set(etag(item)).json(item);
       },

@@ -4,7 +4,9 @@ import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
 import { searchPageSchema, springPageSchema } from '../presenters/page.js';
 import {
+  historyEntryParams,
   historyItemParams,
+  reverseEntryBody,
   historyReasonParams,
   historyViewSchema,
   listHistoryQuery,
@@ -24,6 +26,9 @@ import { setNextLink } from '../presenters/next-link.js';
 
 import { sendJsonArray, streamOwner } from '../presenters/stream-response.js';
 import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
+import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { reverseEntry } from '../../domain/stock-history/reverse-entry.js';
+import { getHistoryEntry } from '../../domain/stock-history/get-entry.js';
 
 const TAG = 'Stock history';
 const list = Joi.array().items(historyViewSchema);
@@ -108,5 +113,43 @@ export const stockHistoryRoutes = (services: Services) =>
             await services.rows.open(reasonHistoryQuery(params.reason), toHistoryView, streamOwner(req)),
           );
       },
+    },
+    {
+      method: 'get',
+      path: '/api/stock-history/:id',
+      summary: 'One entry (with reversalOf / reversedBy / note)',
+      tag: TAG,
+      access: 'auth',
+      request: { params: historyEntryParams },
+      responses: { 200: { description: 'Entry', schema: historyViewSchema } },
+      handler: async (_req, res, { params }) => res.json(await getHistoryEntry(services.orm.em, params.id)),
+    },
+    {
+      method: 'post',
+      path: '/api/stock-history/:id/reverse',
+      summary:
+        'Reverse an entry: a compensating change through the adjustment path, at most once per entry (201 with the new entry)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: historyEntryParams, body: reverseEntryBody },
+      responses: {
+        201: {
+          description: 'The reversing entry (written to the history by the consumer)',
+          schema: historyViewSchema,
+        },
+      },
+      handler: writeHandler(services, async (em, req, { params, body }) => {
+        const { entry, eventIds } = await reverseEntry(
+          em,
+          { id: params.id, note: body?.note },
+          writeContext(req),
+        );
+        return {
+          status: 201,
+          body: entry,
+          headers: { Location: `/api/stock-history/${entry.id}` },
+          eventIds,
+        };
+      }),
     },
   ]);

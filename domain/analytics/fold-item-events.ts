@@ -1,5 +1,5 @@
 import { toUnits } from './decimal.js';
-import { applyWac, type WacState } from './wac.js';
+import { applyReversal, applyWac, type WacState } from './wac.js';
 
 /** The supplier key of an event without a supplier (primary keys cannot hold null). */
 export const NO_SUPPLIER = '00000000-0000-0000-0000-000000000000';
@@ -18,6 +18,8 @@ export interface FoldEvent {
   reason: string;
   priceAtChange: string;
   createdBy: string;
+  /** A reversal: the original's unit cost it is booked at (wac.ts applyReversal). */
+  reversalUnitCost?: string;
 }
 
 export interface DayRow {
@@ -82,7 +84,10 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
   const users = new Map<string, UserRow>();
   for (const e of events) {
     const supplierKey = e.supplierId ?? NO_SUPPLIER;
-    const applied = applyWac(state, e.change, e.reason, e.priceAtChange);
+    const applied =
+      e.reversalUnitCost === undefined
+        ? applyWac(state, e.change, e.reason, e.priceAtChange)
+        : applyReversal(state, e.change, e.reason, e.reversalUnitCost);
     state = applied.state;
     const key = `${e.day}|${supplierKey}`;
     let row = days.get(key);

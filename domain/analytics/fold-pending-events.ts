@@ -19,6 +19,7 @@ export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEven
   reason: p.reason,
   priceAtChange: p.priceAtChange,
   createdBy: p.createdBy,
+  ...(p.reversalOf !== undefined && p.unitCost !== undefined ? { reversalUnitCost: p.unitCost } : {}),
 });
 
 /** An item's running state before the batch. */

@@ -1,4 +1,5 @@
 import type { QueueProducer } from '../queues/queue-producer.js';
+import type { QueueName } from '../queues/queue-names.js';
 import { NotFoundError } from '../shared/errors.js';
 
 export interface RebuildStatus {
@@ -13,9 +14,19 @@ export interface RebuildStatus {
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
 
 /** The state of a rebuild job as BullMQ reports it (404 when unknown or already removed). */
-export async function getRebuildStatus(queues: QueueProducer, jobId: string): Promise<RebuildStatus> {
-  const job = jobId.startsWith('rebuild-') ? await queues.queue('reports').getJob(jobId) : undefined;
-  if (!job) throw new NotFoundError('analytics.rebuild.not.found');
+export const getRebuildStatus = (queues: QueueProducer, jobId: string): Promise<RebuildStatus> =>
+  getJobStatus(queues, 'reports', 'rebuild-', jobId, 'analytics.rebuild.not.found');
+
+/** The state of an admin job of `queue` whose ids start with `prefix` (404 `notFoundKey` otherwise). */
+export async function getJobStatus(
+  queues: QueueProducer,
+  queue: QueueName,
+  prefix: string,
+  jobId: string,
+  notFoundKey: string,
+): Promise<RebuildStatus> {
+  const job = jobId.startsWith(prefix) ? await queues.queue(queue).getJob(jobId) : undefined;
+  if (!job) throw new NotFoundError(notFoundKey);
   const state = await job.getState();
   const result =
     state === 'failed'

@@ -38,11 +38,12 @@ const ROLLUP_TABLES = [
 const sourceSql = (where = '') => `
   select outbox_event_id as event_id, item_id, item_name::text, supplier_id, supplier_name::text, change,
          quantity_after, reason::text, price_at_change::text as price, created_by::text,
-         ("timestamp" at time zone 'UTC')::date as day
+         ("timestamp" at time zone 'UTC')::date as day,
+         case when reversal_of is not null then unit_cost::text end as reversal_unit_cost
   from stock_history ${where}
   union all
   select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-         created_by, day
+         created_by, day, reversal_unit_cost
   from rebuild_pending ${where}`;
 
 /**
@@ -100,7 +101,8 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
            (o.payload->>'change')::int as change, (o.payload->>'quantityAfter')::int as quantity_after,
            o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
            o.payload->>'createdBy' as created_by,
-           ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day
+           ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
+           case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
     from outbox_event o
     where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
       and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
@@ -223,6 +225,7 @@ const foldEvent = (r: any): FoldEvent => ({
   reason: r.reason,
   priceAtChange: String(r.price),
   createdBy: '',
+  ...(r.reversal_unit_cost === null ? {} : { reversalUnitCost: String(r.reversal_unit_cost) }),
 });
 
 const isoDay = (d: Date) =>

@@ -29,6 +29,39 @@ export const WRITE_OFF_REASONS: ReadonlySet<string> = new Set([
   'LOST',
 ]);
 
+/**
+ * A reversal (contract, "Analytics of reversals"): booked in the original's bucket with the opposite sign at the
+ * original's unit cost `unitCost`, so the average returns to what it would have been without the original.
+ * Reversing an inbound n at u: q' = q - n, c' = round4((q*c - n*u) / q') (never below 0; c kept at q' = 0).
+ * Reversing an outbound n issued at u: c' = round4((q*c + n*u) / (q + n)), q' = q + n.
+ */
+export function applyReversal(
+  state: WacState,
+  change: number,
+  reason: string,
+  unitCost: string,
+): { state: WacState; move?: WacMove } {
+  const u = toUnits(unitCost);
+  const n = BigInt(Math.abs(change));
+  if (change > 0) {
+    const c = divRound(BigInt(state.q) * state.c + n * u, BigInt(state.q) + n);
+    const next = { q: state.q + change, c };
+    if (reason === 'RETURNED_TO_SUPPLIER')
+      return { state: next, move: { bucket: 'purchases', qty: change, cost: n * u } };
+    if (WRITE_OFF_REASONS.has(reason))
+      return { state: next, move: { bucket: 'writeOff', qty: -change, cost: -(n * u) } };
+    return { state: next, move: { bucket: 'cogs', qty: -change, cost: -(n * u) } };
+  }
+  if (change < 0) {
+    const q = Math.max(0, state.q + change);
+    const rest = BigInt(state.q) * state.c - n * u;
+    const c = q === 0 ? state.c : rest <= 0n ? 0n : divRound(rest, BigInt(q));
+    const bucket: WacBucket = reason === 'RETURN' ? 'returnsIn' : 'purchases';
+    return { state: { q, c }, move: { bucket, qty: change, cost: -(n * u) } };
+  }
+  return { state };
+}
+
 export function applyWac(
   state: WacState,
   change: number,

@@ -1,4 +1,4 @@
-import { STOCK_CHANGED } from '../outbox/events.js';
+import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
 import { pendingRowsInsert } from '../outbox/consumers.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
@@ -7,6 +7,7 @@ import { normaliseReason } from '../stock-history/reasons.js';
 import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
 import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
 import { toItemView, type ItemRow } from './item.view.js';
+import { itemChangeInsert } from './item-change.js';
 import type { StockWriteResult } from './create-item.js';
 
 export interface AdjustQuantityInput {
@@ -16,10 +17,12 @@ export interface AdjustQuantityInput {
   expectedQuantity?: number;
   /** From `If-Match`. */
   expectedVersion?: number;
+  /** More payload of the event (a reversal's link to its original, StockChangedPayload). */
+  payload?: Partial<StockChangedPayload>;
 }
 
 /**
- * The guarded update and its outbox row in ONE statement (a statement is atomic, and joins the caller's
+ * The guarded update, its item-change record and its outbox row in ONE statement (a statement is atomic, and joins the caller's
  * transaction when there is one). The row lock is held for a single round trip, which is what bounds the
  * throughput of a hot item. The event payload is built from the updated row, so it carries exactly the
  * quantities this change produced (StockChangedPayload).
@@ -32,7 +35,8 @@ with u as (
    where s.id = i.supplier_id and i.id = ? and i.quantity + ?::bigint between 0 and ${MAX_ITEM_QUANTITY}
      and (?::integer is null or i.quantity = ?::integer)
      and (?::integer is null or i.version = ?::integer)
-  returning i.*, s.name as supplier_name
+  returning i.*, s.name as supplier_name, clock_timestamp() as changed_at
+), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
   select '${STOCK_CHANGED}', u.id::text, jsonb_build_object(
@@ -40,15 +44,16 @@ with u as (
     'change', ?::integer, 'quantityBefore', u.quantity - ?::integer, 'quantityAfter', u.quantity,
     'minimumQuantity', u.minimum_quantity, 'reason', ?::text, 'priceAtChange', u.price::text,
     'createdBy', ?::text,
-    'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'correlationId', ?::text)
+    'occurredAt', to_char(u.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'correlationId', ?::text) || coalesce(?::jsonb, '{}'::jsonb)
   from u
   returning id, part
 ), p as (${pendingRowsInsert('e')}
 )
 select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.price)::text as total_value,
        u.supplier_id, u.supplier_name, u.minimum_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,
-       ${isoSql('u.updated_at')} as updated_at, u.version, (select id from e)::text as event_id
+       ${isoSql('u.updated_at')} as updated_at, u.version, (select id from e)::text as event_id,
+       ${isoSql('u.changed_at')} as changed_at
   from u`;
 
 /**
@@ -66,7 +71,7 @@ export async function adjustQuantity(
   if (!isUuid(input.id)) throw itemNotFound();
   const reason = normaliseReason(input.reason);
   for (let attempt = 0; ; attempt++) {
-    const rows = await dbQuery<ItemRow & { event_id: string }>(db, ADJUST_SQL, [
+    const rows = await dbQuery<ItemRow & { event_id: string; changed_at: string }>(db, ADJUST_SQL, [
       input.delta,
       input.id,
       input.delta,
@@ -79,8 +84,10 @@ export async function adjustQuantity(
       reason,
       context.user,
       context.correlationId,
+      input.payload ? JSON.stringify(input.payload) : null,
     ]);
-    if (rows.length > 0) return { item: toItemView(rows[0]), eventIds: [String(rows[0].event_id)] };
+    if (rows.length > 0)
+      return { item: toItemView(rows[0]), eventIds: [String(rows[0].event_id)], at: rows[0].changed_at };
     const current = await dbQuery<{ quantity: number; version: number }>(
       db,
       'select quantity, version from inventory_item where id = ?',

@@ -4,6 +4,7 @@ import { isUuid } from '../shared/sql.js';
 import { duplicateItemName, duplicateSku, supplierNotFound } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
+import { recordItemChange } from './item-change.js';
 
 export interface ItemInput {
   name: string;
@@ -18,6 +19,8 @@ export interface StockWriteResult {
   item: ItemView;
   /** Outbox events written by the transaction; published after commit. */
   eventIds: string[];
+  /** When the change happened (its stock event's time), where the caller needs it. */
+  at?: string;
 }
 
 /**
@@ -58,7 +61,7 @@ export async function checkItemClashes(
   if (!rows[0].supplier_exists) throw supplierNotFound();
 }
 
-/** I2: one transaction = the item + (quantity > 0) an INITIAL_STOCK outbox event. */
+/** I2: one transaction = the item, its `created` item change + (quantity > 0) an INITIAL_STOCK outbox event. */
 export async function createItem(
   em: EntityManager,
   input: ItemInput,
@@ -82,13 +85,14 @@ export async function createItem(
       ],
     );
     const row = rows[0];
+    const at = await recordItemChange(tx, row.id, 'created');
     const eventIds: string[] = [];
     if (input.quantity > 0)
       eventIds.push(
         await recordStockChanged(
           tx,
           row,
-          { change: input.quantity, quantityBefore: 0, reason: 'INITIAL_STOCK' },
+          { change: input.quantity, quantityBefore: 0, reason: 'INITIAL_STOCK', at },
           context,
         ),
       );

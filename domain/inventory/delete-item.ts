@@ -6,10 +6,12 @@ import { isDeletionReason } from '../stock-history/reasons.js';
 import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, ITEM_FROM, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
+import { recordItemChange } from './item-change.js';
 
 /**
  * I5: 404 -> 412 (If-Match) -> 409 while stock remains -> 400 invalid deletion reason -> history event
- * (change 0, the deletion reason) -> row removed, all in one transaction with the row locked.
+ * (change 0, the deletion reason) and the `deleted` item change -> row removed, all in one transaction with the row
+ * locked.
  */
 export async function deleteItem(
   em: EntityManager,
@@ -28,10 +30,11 @@ export async function deleteItem(
       throw staleItem();
     if (Number(row.quantity) > 0) throw new ConflictError('inventory.item.delete.stock.remaining');
     if (!isDeletionReason(input.reason)) throw new ValidationError('inventory.item.delete.reason.invalid');
+    const at = await recordItemChange(tx, input.id, 'deleted');
     const eventId = await recordStockChanged(
       tx,
       row,
-      { change: 0, quantityBefore: 0, reason: input.reason!, deleted: true },
+      { change: 0, quantityBefore: 0, reason: input.reason!, deleted: true, at },
       context,
     );
     await tx.execute('delete from inventory_item where id = ?', [input.id]);

@@ -13,6 +13,7 @@ import {
   type ImportKind,
   type StagedValues,
 } from '../imports/import-kind.js';
+import { itemChangeInsert } from './item-change.js';
 import { createItemBody } from './inventory.schemas.js';
 
 const COLUMNS = ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'] as const;
@@ -101,7 +102,7 @@ const stockPayload = (change: string, before: string, after: string, reason: str
     'change', ${change}, 'quantityBefore', ${before}, 'quantityAfter', ${after},
     'minimumQuantity', c.minimum_quantity, 'reason', ${reason}, 'priceAtChange', c.price::text,
     'createdBy', $1::text,
-    'occurredAt', to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    'occurredAt', to_char(c.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     'correlationId', $2::text)`;
 
 /** Suppliers the file names and the database lacks (createSuppliers): created once each, first spelling. */
@@ -135,7 +136,9 @@ with old as (
          version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int, updated_at = now()
     from import_plan x
    where x.target = i.id and (${FIELDS_DIFFER} or x.quantity <> i.quantity)
-  returning i.id, i.name, i.quantity, i.price, i.supplier_id, i.minimum_quantity
+  returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.version,
+            clock_timestamp() as changed_at
+), ic as (${itemChangeInsert('changed', 'updated', 'changed.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
   select '${STOCK_CHANGED}', c.id::text,
@@ -157,7 +160,8 @@ with c as (
   insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
   select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
     from import_plan where target is null order by new_id
-  returning id, name, quantity, price, supplier_id, minimum_quantity
+  returning id, name, sku, quantity, price, supplier_id, minimum_quantity, version, clock_timestamp() as changed_at
+), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
   select '${STOCK_CHANGED}', c.id::text, ${stockPayload('c.quantity', '0', 'c.quantity', "'INITIAL_STOCK'")}

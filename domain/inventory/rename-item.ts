@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../shared/sql.js';
 import { duplicateItemName, itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
+import { recordItemChange } from './item-change.js';
 
-/** I10: 404 -> 409 duplicate (case-insensitive) -> renamed. No stock change, so no history entry. */
+/** I10: 404 -> 409 duplicate (case-insensitive) -> renamed (an item change). No stock change, so no history entry. */
 export async function renameItem(
   em: EntityManager,
   input: { id: string; name: string; expectedVersion?: number },
@@ -28,6 +29,7 @@ export async function renameItem(
        returning ${ITEM_COLUMNS}`,
       [input.name, input.id],
     );
+    await recordItemChange(tx, input.id, 'updated');
     return toItemView(rows[0]);
   });
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordStockChanged } from './stock-event.js';
+import { recordItemChange } from './item-change.js';
 import { centsToNumber } from '../shared/money.js';
 
 const DEMO_USER = 'admin';
@@ -233,6 +234,7 @@ export async function seedDemoInventory(em: EntityManager): Promise<number> {
           story.events.length,
         ],
       );
+      await recordItemChange(tx, rows[0].id, 'created');
       const demoItem = {
         id: rows[0].id,
         name: item.name,

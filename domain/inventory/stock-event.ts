@@ -9,8 +9,11 @@ export interface StockChange {
   quantityBefore: number;
   reason: string;
   deleted?: boolean;
-  /** When it happened, for history written after the fact (the demo seed); default: now, under the row lock. */
-  at?: Date;
+  /**
+   * When it happened: the time of the change's item-change record (recordItemChange), or for history written
+   * after the fact (the demo seed); default: now, under the row lock.
+   */
+  at?: Date | string;
 }
 
 /** What an event needs to know about its item. */
@@ -53,7 +56,12 @@ export async function recordStockChanged(
        returning id, part),
      p as (${pendingRowsInsert('e')})
      select id from e`,
-    [STOCK_CHANGED, row.id, JSON.stringify(payload), change.at?.toISOString() ?? null],
+    [
+      STOCK_CHANGED,
+      row.id,
+      JSON.stringify(payload),
+      change.at instanceof Date ? change.at.toISOString() : (change.at ?? null),
+    ],
   );
   return String(rows[0].id);
 }

@@ -4,6 +4,7 @@ import { isUuid } from '../shared/sql.js';
 import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
+import { recordItemChange } from './item-change.js';
 import { checkItemClashes, joinCaller, skuOf, type ItemInput, type StockWriteResult } from './create-item.js';
 import { toCents } from '../shared/money.js';
 
@@ -47,13 +48,14 @@ export async function updateItem(
       ],
     );
     const row = rows[0];
+    const at = await recordItemChange(tx, input.id, 'updated');
     const eventIds: string[] = [];
     if (toCents(Number(before.price)) !== toCents(input.price))
       eventIds.push(
         await recordStockChanged(
           tx,
           row,
-          { change: 0, quantityBefore: Number(before.quantity), reason: 'PRICE_CHANGE' },
+          { change: 0, quantityBefore: Number(before.quantity), reason: 'PRICE_CHANGE', at },
           context,
         ),
       );
@@ -63,7 +65,7 @@ export async function updateItem(
         await recordStockChanged(
           tx,
           row,
-          { change, quantityBefore: Number(before.quantity), reason: 'MANUAL_ADJUSTMENT' },
+          { change, quantityBefore: Number(before.quantity), reason: 'MANUAL_ADJUSTMENT', at },
           context,
         ),
       );

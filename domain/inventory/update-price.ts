@@ -4,6 +4,7 @@ import { isUuid } from '../shared/sql.js';
 import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
+import { recordItemChange } from './item-change.js';
 import type { StockWriteResult } from './create-item.js';
 
 /** I9: atomic price update + a PRICE_CHANGE event (change 0, priceAtChange = the new price). */
@@ -26,10 +27,11 @@ export async function updatePrice(
       throw exists.length === 0 ? itemNotFound() : staleItem();
     }
     const row = rows[0];
+    const at = await recordItemChange(tx, input.id, 'updated');
     const eventId = await recordStockChanged(
       tx,
       row,
-      { change: 0, quantityBefore: Number(row.quantity), reason: 'PRICE_CHANGE' },
+      { change: 0, quantityBefore: Number(row.quantity), reason: 'PRICE_CHANGE', at },
       context,
     );
     return { item: toItemView(row), eventIds: [eventId] };

@@ -21,6 +21,13 @@ export interface StockChangedPayload {
   /** True for the deletion event: the item no longer exists after it. */
   deleted?: boolean;
   createdBy: string;
+  /** A reversal (POST /api/stock-history/{id}/reverse): the reversed entry's id. */
+  reversalOf?: string;
+  /** A reversal: the id reserved for its history entry in the reversing request. */
+  entryId?: string;
+  /** A reversal: the original's unit cost (4 decimals), at which the reversal is booked. */
+  unitCost?: string;
+  note?: string | null;
   /** ISO-8601 UTC, the transaction's time. */
   occurredAt: string;
   correlationId: string | null;

@@ -7,5 +7,6 @@ export const QUEUE_NAMES = [
   'webhooks',
   'reports',
   'imports',
+  'integrity',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'unprocessable_entity'
   | 'too_many_requests'
   | 'payload_too_large'
+  | 'gone'
   | 'internal_server_error'
   | 'service_unavailable'
   | 'VALIDATION_ERROR';
@@ -111,6 +112,13 @@ export class PreconditionFailedError extends AppError {
 export class UnprocessableError extends AppError {
   constructor(messageKey = 'error.unprocessable', options: AppErrorOptions = {}) {
     super('unprocessable_entity', 422, messageKey, options);
+  }
+}
+
+/** 410: what was asked for is no longer kept (an expired change-feed cursor). */
+export class GoneError extends AppError {
+  constructor(messageKey = 'error.gone', options: AppErrorOptions = {}) {
+    super('gone', 410, messageKey, options);
   }
 }
 

@@ -10,16 +10,18 @@ import { textCache } from '../shared/native-transaction.js';
  * select with a `part` column) get their marker and one history entry each, in id order, with the per-event
  * content of the outbox payload. Only the events this statement itself marked are inserted, each read by its
  * id from the outbox (byKey), and the unique outbox_event_id makes any repeat a no-op, so an event is recorded
- * exactly once whatever crashes or duplicate runs happen. A pending row another run marked after this
+ * exactly once whatever crashes or duplicate runs happen. A reversal's entry takes the id its request reserved. A pending row another run marked after this
  * statement's snapshot is re-checked when the update reaches it and skipped (markDoneSql).
  */
 const recordSql = (parts: string, limit: string, itemId: string) => `
 with parts as materialized (${parts}), marked as (
   ${markDoneSql(STOCK_HISTORY_CONSUMER, pendingIdsSql(STOCK_HISTORY_CONSUMER, '(select array_agg(part) from parts)', limit, itemId))}
 ), ins as (
-  insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+  insert into stock_history (id, reversal_of, unit_cost, note, outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
     quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp", correlation_id)
-  select m.id, (e.payload->>'itemId')::uuid, e.payload->>'itemName', (e.payload->>'supplierId')::uuid,
+  select coalesce((e.payload->>'entryId')::bigint, nextval('stock_history_id_seq')),
+    (e.payload->>'reversalOf')::bigint, (e.payload->>'unitCost')::numeric, e.payload->>'note',
+    m.id, (e.payload->>'itemId')::uuid, e.payload->>'itemName', (e.payload->>'supplierId')::uuid,
     e.payload->>'supplierName', (e.payload->>'change')::integer, (e.payload->>'quantityBefore')::integer,
     (e.payload->>'quantityAfter')::integer, e.payload->>'reason', (e.payload->>'priceAtChange')::numeric,
     e.payload->>'createdBy', coalesce((e.payload->>'occurredAt')::timestamptz, e.created_at),

@@ -55,4 +55,20 @@ export const historyViewSchema = Joi.object({
   priceAtChange: Joi.number().required(),
   createdBy: Joi.string().required(),
   timestamp: Joi.string().isoDate().required(),
+  reversalOf: Joi.string().allow(null).required(),
+  reversedBy: Joi.string().allow(null).required(),
+  note: Joi.string().allow(null).required(),
 });
+
+export const historyEntryParams = Joi.object({ id: Joi.string().max(64).required() });
+
+/** POST /api/stock-history/{id}/reverse body, optional (a request without a body reverses without a note). */
+export const reverseEntryBody = Joi.alternatives().try(
+  Joi.object({
+    note: Joi.string()
+      .trim()
+      .max(500)
+      .allow('', null)
+      .messages({ 'string.max': 'stock.history.note.too.long' }),
+  }),
+);

@@ -15,12 +15,18 @@ export interface StockHistoryView {
   priceAtChange: number;
   createdBy: string;
   timestamp: string;
+  /** Ledger: the entry this one reverses, the entry that reversed this one (from the link row), a note. */
+  reversalOf: string | null;
+  reversedBy: string | null;
+  note: string | null;
 }
 
 export const HISTORY_COLUMNS = `h.id::text as id, h.item_id as "itemId", h.item_name as "itemName",
   h.supplier_id as "supplierId", h.supplier_name as "supplierName", h.change,
   h.quantity_before as "quantityBefore", h.quantity_after as "quantityAfter", h.reason,
-  h.price_at_change::text as "priceAtChange", h.created_by as "createdBy", ${isoSql('h."timestamp"')} as "timestamp"`;
+  h.price_at_change::text as "priceAtChange", h.created_by as "createdBy", ${isoSql('h."timestamp"')} as "timestamp",
+  h.reversal_of::text as "reversalOf",
+  (select r.reversal_entry_id::text from stock_reversal r where r.original_id = h.id) as "reversedBy", h.note`;
 
 export const toHistoryView = (row: StockHistoryView): StockHistoryView => ({
   ...row,

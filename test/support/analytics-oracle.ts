@@ -6,6 +6,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * with the implementation. Per item, events are in outbox-event order; days are UTC.
  */
 export interface Entry {
+  /** The history entry's id, and the id of the entry it reverses (a reversal). */
+  id?: string;
+  reversalOf?: string | null;
   eventId: bigint;
   itemId: string;
   itemName: string;
@@ -77,7 +80,7 @@ export class AnalyticsOracle {
 
   static async load(em: EntityManager): Promise<AnalyticsOracle> {
     const rows = await em.execute<any[]>(
-      `select outbox_event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason,
+      `select id::text as id, reversal_of::text as reversal_of, outbox_event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason,
               price_at_change::text as price, created_by,
               to_char("timestamp" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ts,
               (extract(epoch from "timestamp") * 1000000)::bigint::text as micros
@@ -90,6 +93,8 @@ export class AnalyticsOracle {
     const users = await em.execute<any[]>('select username, email, full_name from app_user');
     return new AnalyticsOracle(
       rows.map(r => ({
+        id: r.id,
+        reversalOf: r.reversal_of,
         eventId: BigInt(r.outbox_event_id),
         itemId: r.item_id,
         itemName: r.item_name,
@@ -280,9 +285,42 @@ export class AnalyticsOracle {
       let c = 0n;
       let opening: { q: number; c: bigint; e: Entry } | undefined;
       let ending: { q: number; c: bigint; e: Entry } | undefined;
+      // The unit cost each entry moved at (inbound: its price; outbound: the average before it), by entry id.
+      const movedAt = new Map<string, bigint>();
       for (const e of list) {
         const inWindow = e.day >= from && e.day <= to && matches(supplierId, e);
-        if (e.change > 0) {
+        const original = e.reversalOf ? movedAt.get(e.reversalOf) : undefined;
+        if (e.id) movedAt.set(e.id, e.change > 0 ? e.price * 100n : c);
+        if (original !== undefined && e.change > 0) {
+          // Reversal of an outbound: back in at the cost it left with, its bucket undone.
+          const n = BigInt(e.change);
+          c = div(BigInt(q) * c + n * original, BigInt(q) + n);
+          q += e.change;
+          if (inWindow && e.reason === 'RETURNED_TO_SUPPLIER') {
+            b.pq += e.change;
+            b.pc += n * original;
+          } else if (inWindow && WRITE_OFF.has(e.reason)) {
+            b.wq -= e.change;
+            b.wc -= n * original;
+          } else if (inWindow) {
+            b.cq -= e.change;
+            b.cc -= n * original;
+          }
+        } else if (original !== undefined && e.change < 0) {
+          // Reversal of an inbound: out at the price it came in at, the average as if it never came.
+          const n = -e.change;
+          const left = Math.max(0, q - n);
+          const rest = BigInt(q) * c - BigInt(n) * original;
+          c = left === 0 ? c : rest <= 0n ? 0n : div(rest, BigInt(left));
+          q = left;
+          if (inWindow && e.reason === 'RETURN') {
+            b.rq -= n;
+            b.rc -= BigInt(n) * original;
+          } else if (inWindow) {
+            b.pq -= n;
+            b.pc -= BigInt(n) * original;
+          }
+        } else if (e.change > 0) {
           const n = BigInt(e.change);
           const u = e.price * 100n;
           c = div(BigInt(q) * c + n * u, BigInt(q) + n);

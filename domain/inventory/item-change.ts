@@ -1,0 +1,49 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export type ItemChangeKind = 'created' | 'updated' | 'deleted';
+
+/** The columns of an `item_change` row written from an item row (see itemChangeSelect). */
+const ITEM_CHANGE_COLUMNS =
+  'xid, item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id';
+
+/**
+ * A change's place in the feed (`xid`), from the function `item_change_place` (migration Ledger): the writing
+ * transaction's id, or the item's previous place when that is larger. A transaction gets its id at its first
+ * write, which may come before it waits for an item's row lock behind a transaction with a larger id; taking the
+ * larger place keeps each item's changes in version order, and a place is never below the id of a transaction
+ * that could still write it (the feed's xmin rule holds). The function reads with a snapshot of its own, taken
+ * after the row lock: the statement's snapshot predates the lock wait and would miss the previous change.
+ */
+const feedPlace = (itemId: string): string => `item_change_place(${itemId})`;
+
+/**
+ * The select that turns the item rows of `source` (inventory_item columns) into item-change rows of `kind` at
+ * `at` (an SQL expression). A deletion carries the version after the item's last one.
+ */
+const itemChangeSelect = (source: string, kind: ItemChangeKind, at: string): string =>
+  `select ${feedPlace(`${source}.id`)}, ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
+          ${source}.sku, ${source}.quantity, ${source}.price::numeric, ${source}.minimum_quantity, ${source}.supplier_id
+     from ${source}`;
+
+/** The statement part (a CTE body) that records the item rows of `source` as changes of `kind` at `at`. */
+export const itemChangeInsert = (source: string, kind: ItemChangeKind, at: string): string =>
+  `insert into item_change (${ITEM_CHANGE_COLUMNS}) ${itemChangeSelect(source, kind, at)}`;
+
+/**
+ * Records the current state of item `itemId` as a change of `kind` (contract: every change of an item writes an
+ * item-change record with its new version in the same transaction). Call it in the change's transaction while
+ * the row is locked, after the change (before the delete for a deletion). Returns the change's time, which the
+ * same change's stock events take as theirs, so a point-in-time read and the history agree to the microsecond.
+ */
+export async function recordItemChange(
+  tx: EntityManager,
+  itemId: string,
+  kind: ItemChangeKind,
+): Promise<string> {
+  const rows = await tx.execute<{ at: string }[]>(
+    `with i as (select * from inventory_item where id = ?)
+     ${itemChangeInsert('i', kind, 'clock_timestamp()')} returning at::text as at`,
+    [itemId],
+  );
+  return rows[0].at;
+}

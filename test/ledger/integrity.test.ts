@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { api, testApp } from '../setup/hooks.js';
+import { createUser, type TestUser } from '../support/users.js';
+import { inLanes, newItem, newSupplier } from '../support/inventory.js';
+import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+
+interface Drift {
+  itemId: string;
+  kind: string;
+  detail: string;
+  entryIds: string[];
+}
+
+describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job)', function () {
+  this.timeout(180000);
+  let admin: TestUser;
+  let user: TestUser;
+  let supplierId: string;
+  let workers: RunningWorkers;
+
+  before(async () => {
+    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
+    user = await createUser(testApp().services, 'ROLE_USER');
+    supplierId = (await newSupplier(api(), admin.auth)).id;
+    workers = startWorkers(testApp().services, { clock: false });
+  });
+  after(async () => workers.close());
+
+  /** Runs a check through the API and waits for its result. */
+  async function runCheck() {
+    const { jobId } = (
+      await api().post('/api/admin/integrity/check').set('Authorization', admin.auth).expect(202)
+    ).body;
+    const status = await waitFor(
+      async () => {
+        const res = await api()
+          .get(`/api/admin/integrity/check/${jobId}`)
+          .set('Authorization', admin.auth)
+          .expect(200);
+        return res.body.state === 'completed' || res.body.state === 'failed' ? res.body : undefined;
+      },
+      120000,
+      'integrity check',
+    );
+    expect(status.state).to.equal('completed');
+    expect(status.progress).to.equal(100);
+    return status.result as {
+      checkedItems: number;
+      checkedEntries: number;
+      pendingItems: number;
+      drift: Drift[];
+    };
+  }
+
+  it('When the system is healthy and writes go on during the check, then none of its items is reported', async () => {
+    const items = await Promise.all(
+      [1, 2, 3].map(() => newItem(api(), admin.auth, supplierId, { quantity: 50 })),
+    );
+    let writing = true;
+    const load = (async () => {
+      for (let n = 0; writing; n++)
+        await api()
+          .patch(`/api/inventory/${items[n % 3].id}/quantity?delta=${n % 2 ? 1 : -1}&reason=SALE`)
+          .set('Authorization', user.auth)
+          .expect(200);
+    })();
+    const result = await runCheck();
+    writing = false;
+    await load;
+    expect(result.checkedEntries).to.be.greaterThan(0);
+    expect(result.drift.filter(d => items.some(i => i.id === d.itemId))).to.deep.equal([]);
+  });
+
+  it('When each kind of drift is made by raw SQL, then each is reported with its item and entries; nothing is repaired', async () => {
+    const items = await Promise.all(
+      [1, 2, 3, 4].map(() => newItem(api(), admin.auth, supplierId, { quantity: 5 })),
+    );
+    await inLanes(4, 4, i =>
+      api()
+        .patch(`/api/inventory/${items[i].id}/quantity?delta=2&reason=RESTOCK`)
+        .set('Authorization', admin.auth)
+        .expect(200),
+    );
+    await waitForHistorySettled(testApp().services, 30000);
+    const em = testApp().services.orm.em.fork();
+    await waitForItemConsumersDone(
+      em,
+      items.map(i => i.id),
+      30000,
+      'consumers',
+    );
+    const [qty, chain, negative, value] = items.map(i => i.id);
+    await em.execute('update inventory_item set quantity = quantity + 3 where id = ?', [qty]);
+    const rogue = async (itemId: string, change: number, before: number, after: number) =>
+      (
+        await em.execute<{ id: string }[]>(
+          `insert into stock_history (outbox_event_id, item_id, item_name, change, quantity_before, quantity_after, reason,
+                                      price_at_change, created_by, "timestamp")
+           values ((select coalesce(max(outbox_event_id), 0) + 1000000 from stock_history), ?, 'rogue', ?, ?, ?, 'SALE', 2.5, 'sql', now())
+           returning id::text as id`,
+          [itemId, change, before, after],
+        )
+      )[0].id;
+    const chainEntry = await rogue(chain, 0, 99, 7);
+    const negativeEntry = await rogue(negative, -100, 0, 0);
+    await em.execute(
+      'update analytics_item_day set closing_quantity = closing_quantity + 1 where item_id = ?',
+      [value],
+    );
+    const result = await runCheck();
+    const found = (itemId: string, kind: string) =>
+      result.drift.find(d => d.itemId === itemId && d.kind === kind);
+    expect(found(qty, 'quantity_mismatch'), 'quantity_mismatch').to.not.equal(undefined);
+    expect(found(chain, 'chain_break')!.entryIds).to.include(chainEntry);
+    expect(found(negative, 'negative_quantity')!.entryIds).to.include(negativeEntry);
+    expect(found(value, 'value_mismatch'), 'value_mismatch').to.not.equal(undefined);
+    // Read-only: the item row still carries the drift.
+    const current = await api().get(`/api/inventory/${qty}`).set('Authorization', user.auth).expect(200);
+    expect(current.body.quantity).to.equal(10);
+    const metrics = await api().get('/metrics').expect(200);
+    const gauge = /stockroom_integrity_drift_items (\d+)/.exec(metrics.text);
+    expect(Number(gauge?.[1])).to.be.at.least(4);
+  });
+
+  it('When a USER or an anonymous caller asks, then 403 / 401; an unknown job is 404', async () => {
+    await api().post('/api/admin/integrity/check').set('Authorization', user.auth).expect(403);
+    await api().post('/api/admin/integrity/check').expect(401);
+    await api().get('/api/admin/integrity/check/integrity-nope').set('Authorization', admin.auth).expect(404);
+    await api().get('/api/admin/integrity/check/rebuild-1').set('Authorization', admin.auth).expect(404);
+  });
+});

@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import { api, testApp } from '../setup/hooks.js';
+import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
+import { createUser, type TestUser } from '../support/users.js';
+import { newItem, newSupplier } from '../support/inventory.js';
+import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
+import { waitFor } from '../support/wait-for.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+import { AnalyticsOracle } from '../support/analytics-oracle.js';
+import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { financialSummary } from '../../domain/analytics/financial-summary.js';
+import { rebuildRollups } from '../../domain/analytics/rebuild-rollups.js';
+import type { ApiClient } from '../support/test-app.js';
+
+interface Entry {
+  id: string;
+  change: number;
+  reason: string;
+  quantityAfter: number;
+  reversalOf: string | null;
+  reversedBy: string | null;
+  note: string | null;
+}
+
+/** The item's history, newest first, once the consumer has written everything pending. */
+async function historyOf(client: ApiClient, app: TestApp, auth: string, itemId: string): Promise<Entry[]> {
+  await waitForHistorySettled(app.services, 30000);
+  return (await client.get(`/api/stock-history/item/${itemId}`).set('Authorization', auth).expect(200)).body;
+}
+
+const adjust = (client: ApiClient, auth: string, id: string, delta: number, reason: string) =>
+  client
+    .patch(`/api/inventory/${id}/quantity?delta=${delta}&reason=${reason}`)
+    .set('Authorization', auth)
+    .expect(200);
+
+describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function () {
+  this.timeout(120000);
+  let admin: TestUser;
+  let user: TestUser;
+  let supplierId: string;
+  let workers: RunningWorkers;
+
+  before(async () => {
+    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
+    user = await createUser(testApp().services, 'ROLE_USER');
+    supplierId = (await newSupplier(api(), admin.auth)).id;
+    workers = startWorkers(testApp().services, { clock: false });
+  });
+  after(async () => workers.close());
+
+  const history = (itemId: string) => historyOf(api(), testApp(), user.auth, itemId);
+
+  it('When 20 reversals of one entry race, then exactly one 201 (with the reserved entry) and 19 conflicts', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
+    await adjust(api(), admin.auth, item.id, -3, 'SALE');
+    const sale = (await history(item.id)).find(e => e.reason === 'SALE')!;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api()
+          .post(`/api/stock-history/${sale.id}/reverse`)
+          .set('Authorization', admin.auth)
+          .send({ note: 'keyed twice' }),
+      ),
+    );
+    expect(answers.map(r => r.status).sort()).to.deep.equal([201, ...Array<number>(19).fill(409)]);
+    const created = answers.find(r => r.status === 201)!;
+    expect(created.headers.location).to.equal(`/api/stock-history/${created.body.id}`);
+    expect(created.body).to.include({ change: 3, reason: 'SALE', reversalOf: sale.id, note: 'keyed twice' });
+    for (const r of answers.filter(a => a.status === 409)) expect(r.body.error).to.equal('conflict');
+    const entries = await history(item.id);
+    expect(entries.find(e => e.id === sale.id)!.reversedBy).to.equal(created.body.id);
+    const reversal = (await api().get(created.headers.location).set('Authorization', user.auth).expect(200))
+      .body;
+    expect(reversal).to.include({ change: 3, quantityAfter: 10, reversalOf: sale.id, reversedBy: null });
+    const current = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    expect(current.body.quantity).to.equal(10);
+  });
+
+  it('When a reversal is reversed, or an entry without a quantity change, an unknown one or one of a deleted item, then 409 / 400 / 404 / 409', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 4 });
+    await api()
+      .patch(`/api/inventory/${item.id}/price?price=3.5`)
+      .set('Authorization', admin.auth)
+      .expect(200);
+    const entries = await history(item.id);
+    const initial = entries.find(e => e.reason === 'INITIAL_STOCK')!;
+    const price = entries.find(e => e.reason === 'PRICE_CHANGE')!;
+    const reversed = await api()
+      .post(`/api/stock-history/${initial.id}/reverse`)
+      .set('Authorization', admin.auth)
+      .expect(201);
+    // Before and after the consumer has written the reversing entry.
+    await api()
+      .post(`/api/stock-history/${reversed.body.id}/reverse`)
+      .set('Authorization', admin.auth)
+      .expect(409);
+    await history(item.id);
+    const again = await api()
+      .post(`/api/stock-history/${reversed.body.id}/reverse?lang=de`)
+      .set('Authorization', admin.auth)
+      .expect(409);
+    expect(again.body.message).to.equal('Eine Stornierung kann nicht storniert werden');
+    const zero = await api()
+      .post(`/api/stock-history/${price.id}/reverse`)
+      .set('Authorization', admin.auth)
+      .expect(400);
+    expect(zero.body.message).to.equal('only quantity changes can be reversed');
+    await api().post('/api/stock-history/999999999999/reverse').set('Authorization', admin.auth).expect(404);
+    await api().post('/api/stock-history/abc/reverse').set('Authorization', admin.auth).expect(404);
+    await api().get('/api/stock-history/999999999999').set('Authorization', user.auth).expect(404);
+    await api().post(`/api/stock-history/${price.id}/reverse`).set('Authorization', user.auth).expect(403);
+    await api().post(`/api/stock-history/${price.id}/reverse`).expect(401);
+    await api().delete(`/api/inventory/${item.id}?reason=LOST`).set('Authorization', admin.auth).expect(204);
+    const restock = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
+    await adjust(api(), admin.auth, restock.id, 2, 'RESTOCK');
+    await adjust(api(), admin.auth, restock.id, -2, 'SALE');
+    const sold = (await history(restock.id)).find(e => e.reason === 'SALE')!;
+    await api()
+      .delete(`/api/inventory/${restock.id}?reason=LOST`)
+      .set('Authorization', admin.auth)
+      .expect(204);
+    await api().post(`/api/stock-history/${sold.id}/reverse`).set('Authorization', admin.auth).expect(409);
+  });
+
+  it('When a reversal would make the quantity negative, then 422 and nothing is written', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
+    await adjust(api(), admin.auth, item.id, 5, 'RESTOCK');
+    await adjust(api(), admin.auth, item.id, -4, 'SALE');
+    const restock = (await history(item.id)).find(e => e.reason === 'RESTOCK')!;
+    const em = testApp().services.orm.em.fork();
+    const count = async () =>
+      (
+        await em.execute<{ n: string }[]>(
+          `select (select count(*) from outbox_event where aggregate_id = ?) + (select count(*) from stock_reversal
+             where original_id = ?) + (select count(*) from item_change where item_id = ?::uuid) as n`,
+          [item.id, restock.id, item.id],
+        )
+      )[0].n;
+    const before = await count();
+    const res = await api()
+      .post(`/api/stock-history/${restock.id}/reverse`)
+      .set('Authorization', admin.auth)
+      .expect(422);
+    expect(res.body.error).to.equal('unprocessable_entity');
+    expect(await count()).to.equal(before);
+    const current = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    expect(current.body).to.include({ quantity: 1, version: 3 });
+    // Once the stock is there, the same entry can be reversed.
+    await adjust(api(), admin.auth, item.id, 4, 'RETURN');
+    await api().post(`/api/stock-history/${restock.id}/reverse`).set('Authorization', admin.auth).expect(201);
+  });
+
+  it('When reversals of every kind are booked, then the rollups (consumer and rebuild) equal the oracle', async () => {
+    const supplier = (await newSupplier(api(), admin.auth)).id;
+    const item = await newItem(api(), admin.auth, supplier, { quantity: 10, price: 2 });
+    await api().patch(`/api/inventory/${item.id}/price?price=5`).set('Authorization', admin.auth).expect(200);
+    await adjust(api(), admin.auth, item.id, 10, 'RESTOCK');
+    await adjust(api(), admin.auth, item.id, -4, 'SALE');
+    await adjust(api(), admin.auth, item.id, -2, 'DAMAGED');
+    await adjust(api(), admin.auth, item.id, 3, 'RETURN');
+    await adjust(api(), admin.auth, item.id, -1, 'RETURNED_TO_SUPPLIER');
+    await api()
+      .patch(`/api/inventory/${item.id}/price?price=7.25`)
+      .set('Authorization', admin.auth)
+      .expect(200);
+    await adjust(api(), admin.auth, item.id, 6, 'RESTOCK');
+    const entries = await history(item.id);
+    for (const reason of ['SALE', 'DAMAGED', 'RETURN', 'RETURNED_TO_SUPPLIER', 'RESTOCK'])
+      await api()
+        .post(`/api/stock-history/${entries.find(e => e.reason === reason)!.id}/reverse`)
+        .set('Authorization', admin.auth)
+        .expect(201);
+    await history(item.id);
+    const em = testApp().services.orm.em.fork();
+    await waitForItemConsumersDone(em, [item.id], 30000, 'analytics and alerts');
+    const today = new Date().toISOString().slice(0, 10);
+    const range = { start: today, end: today };
+    const expected = (await AnalyticsOracle.load(em)).financial(today, today, supplier);
+    expect(await financialSummary(em, range, supplier)).to.deep.equal(expected);
+    // A reversed SALE undoes its cost of goods sold instead of counting as a purchase.
+    expect(expected.cogsQty).to.equal(0);
+    await rebuildRollups(em);
+    expect(await financialSummary(em, range, supplier)).to.deep.equal(
+      (await AnalyticsOracle.load(em)).financial(today, today, supplier),
+    );
+  });
+
+  describe('with a low-stock webhook', () => {
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let app: TestApp;
+    let appWorkers: RunningWorkers;
+    let client: ApiClient;
+
+    before(async () => {
+      receiver = await startReceiver(0);
+      app = await startTestApp(
+        { LOW_STOCK_WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: 'webhook-secret-for-tests-0123456789' },
+        { migrate: false },
+      );
+      appWorkers = startWorkers(app.services, { clock: false });
+      client = apiClient(app);
+    });
+    after(async () => {
+      await appWorkers?.close();
+      await app?.close();
+      await receiver?.close();
+    });
+
+    it('When a reversal takes an item below its minimum, then an alert opens and its webhook is sent', async () => {
+      const item = await newItem(client, admin.auth, supplierId, { quantity: 10, minimumQuantity: 5 });
+      await adjust(client, admin.auth, item.id, 10, 'RESTOCK');
+      await adjust(client, admin.auth, item.id, -8, 'SALE');
+      const restock = (await historyOf(client, app, user.auth, item.id)).find(e => e.reason === 'RESTOCK')!;
+      await client
+        .post(`/api/stock-history/${restock.id}/reverse`)
+        .set('Authorization', admin.auth)
+        .expect(201);
+      const alerts = await waitFor(async () => {
+        const res = await client.get('/api/alerts/low-stock').set('Authorization', user.auth).expect(200);
+        return (res.body as { itemId: string; quantity: number }[]).find(a => a.itemId === item.id);
+      }, 30000);
+      expect(alerts!.quantity).to.equal(2);
+      await waitFor(() => receiver.received.some(r => r.body.includes(item.id)), 30000, 'webhook');
+    });
+  });
+});
