@@ -1,6 +1,6 @@
 import express from 'express';
 import pg from 'pg';
-import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../domain/inventory/item.view.js';
+import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../../domain/inventory/item.view.js';
 
 /**
  * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and

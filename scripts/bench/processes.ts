@@ -237,7 +237,7 @@ export async function waitForLogLine(
   }
 }
 
-/** One load run: autocannon in its own process (scripts/bench-load.ts). */
+/** One load run: autocannon in its own process (scripts/bench/load.ts). */
 export interface LoadSpec {
   url: string;
   paths?: string[];
@@ -246,7 +246,7 @@ export interface LoadSpec {
   uniqueHeaders?: Record<string, string>;
   /** Requests per second over all connections (unset: as fast as the server answers). */
   rate?: number;
-  /** Send at `rate` evenly (scripts/bench-paced-load.ts) instead of autocannon's per-second quota. */
+  /** Send at `rate` evenly (scripts/bench/paced-load.ts) instead of autocannon's per-second quota. */
   paced?: boolean;
   /** This run's generator, whatever `loadGenerator` says. */
   generator?: 'wrk' | 'autocannon';
@@ -293,8 +293,8 @@ function onPath(command: string): boolean {
 }
 
 /**
- * One load run in its own process, never on a server's event loop: wrk (scripts/bench-wrk.lua) or autocannon
- * (scripts/bench-load.ts, compiled). The spec travels in a file, so a long list of paths fits.
+ * One load run in its own process, never on a server's event loop: wrk (scripts/bench/wrk.lua) or autocannon
+ * (scripts/bench/load.ts, compiled). The spec travels in a file, so a long list of paths fits.
  */
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-load-'));
@@ -311,7 +311,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
           'wrk',
           String(spec.connections),
           String(spec.seconds),
-          path.join(REPO_ROOT, 'scripts', 'bench-wrk.lua'),
+          path.join(REPO_ROOT, 'scripts', 'bench', 'wrk.lua'),
           spec.url,
           file,
         ],
@@ -319,7 +319,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
     : [
         path.join(REPO_ROOT, 'node_modules', '.bin', 'node'),
         [
-          path.join(REPO_ROOT, 'dist', 'scripts', spec.paced ? 'bench-paced-load.js' : 'bench-load.js'),
+          path.join(REPO_ROOT, 'dist', 'scripts', 'bench', spec.paced ? 'paced-load.js' : 'load.js'),
           `@${file}`,
         ],
       ];
@@ -348,7 +348,7 @@ function wrkSpec(spec: LoadSpec): string {
   ].join('\n');
 }
 
-/** wrk's JSON line (scripts/bench-wrk.lua) and the children's CPU line of `times` ("0m1.230s 0m0.450s"). */
+/** wrk's JSON line (scripts/bench/wrk.lua) and the children's CPU line of `times` ("0m1.230s 0m0.450s"). */
 function wrkResult(stdout: string): LoadResult {
   const lines = stdout.trim().split('\n');
   const json = lines.find(line => line.startsWith('{"total"'));

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices } from '../config/services.js';
-import { requestIntegrityCheck } from '../domain/stock-history/request-integrity-check.js';
-import { getJobStatus } from '../domain/analytics/get-rebuild-status.js';
-import { startProcfileProcess, treeRss, waitForLogLine } from './bench-processes.js';
-import { createDatabases } from './create-databases.js';
-import { itemAsOf } from '../domain/inventory/item-as-of.js';
-import { inventoryValueAsOf } from '../domain/inventory/inventory-value-as-of.js';
-import { benchDatabaseUrl, printTable, ratio, resetBenchDatabase } from './bench-support.js';
-import type { SqlRun } from '../domain/shared/native-transaction.js';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { requestIntegrityCheck } from '../../domain/stock-history/request-integrity-check.js';
+import { getJobStatus } from '../../domain/analytics/get-rebuild-status.js';
+import { startProcfileProcess, treeRss, waitForLogLine } from './processes.js';
+import { createDatabases } from '../create-databases.js';
+import { itemAsOf } from '../../domain/inventory/item-as-of.js';
+import { inventoryValueAsOf } from '../../domain/inventory/inventory-value-as-of.js';
+import { benchDatabaseUrl, printTable, ratio, resetBenchDatabase } from './support.js';
+import type { SqlRun } from '../../domain/shared/native-transaction.js';
 
 /**
  * Ledger benchmark (figures, never assertions): the integrity check's rate (entries/s) and the RSS of the

@@ -5,14 +5,14 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createDatabases } from './create-databases.js';
-import { runScript } from './run-script.js';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { issueToken } from '../domain/users/tokens.js';
-import { OUTBOX_CONSUMERS } from '../domain/outbox/consumers.js';
-import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
+import { createDatabases } from '../create-databases.js';
+import { runScript } from '../run-script.js';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { migrate } from '../../config/database.js';
+import { issueToken } from '../../domain/users/tokens.js';
+import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
+import { backendCpuMs, backendCpuSince } from './backend-cpu.js';
 import {
   procfileCommand,
   runLoad,
@@ -21,7 +21,7 @@ import {
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
-} from './bench-processes.js';
+} from './processes.js';
 
 /**
  * The event pipeline benchmark (figures, never assertions). Every server runs in its own process as the
@@ -34,7 +34,7 @@ import {
  *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
  *    1-3 alternate for BENCH_DRAIN_ROUNDS rounds (3), and the ratios are printed per round with their medians;
- * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench-paced-load.ts; in
+ * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench/paced-load.ts; in
  *    BENCH_LAG_ROUNDS windows with their medians) and in autocannon's per-second bursts: commit -> marker per
  *    consumer, p50/p99/max, and the CPU per event of the worker and of the PostgreSQL backends serving it;
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { startServer } from '../api/server.js';
-import { issueToken } from '../domain/users/tokens.js';
-import { createDatabases } from './create-databases.js';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { migrate } from '../../config/database.js';
+import { startServer } from '../../api/server.js';
+import { issueToken } from '../../domain/users/tokens.js';
+import { createDatabases } from '../create-databases.js';
 
 const ROWS = 1000;
 const BATCH_RUNS = 5;

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type pg from 'pg';
-import { openOrm, migrate } from '../config/database.js';
+import { openOrm, migrate } from '../../config/database.js';
 
 export interface LoadResult {
   requestsPerSecond: number;

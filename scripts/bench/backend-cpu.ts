@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type pg from 'pg';
-import { processTree } from './bench-processes.js';
+import { processTree } from './processes.js';
 
 const TICKS_PER_SECOND = 100;
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { LoadSpec } from './bench-processes.js';
+import type { LoadSpec } from './processes.js';
 
 /**
- * A paced load generator, run as its own process like scripts/bench-load.ts (same spec, same output line): it
+ * A paced load generator, run as its own process like scripts/bench/load.ts (same spec, same output line): it
  * sends request i at start + i / rate over up to `connections` keep-alive connections, whatever the answers
  * take (open loop). autocannon's rate limit is per second instead: every connection sends its quota as fast as
  * it can at the start of each second and then waits, so "half the max rate" there is full speed half of the

@@ -3,11 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createDatabases } from './create-databases.js';
-import { issueToken } from '../domain/users/tokens.js';
-import { runScript } from './run-script.js';
-import { backendCpuMs, backendCpuSince } from './bench-backend-cpu.js';
-import { benchReplicaReads } from './bench-replica-reads.js';
+import { createDatabases } from '../create-databases.js';
+import { issueToken } from '../../domain/users/tokens.js';
+import { runScript } from '../run-script.js';
+import { backendCpuMs, backendCpuSince } from './backend-cpu.js';
+import { benchReplicaReads } from './replica-reads.js';
 import {
   mb,
   runRelease,
@@ -22,22 +22,22 @@ import {
   type LoadSpec,
   freePort,
   procfileEnv,
-} from './bench-processes.js';
+} from './processes.js';
 
 /**
  * Inventory benchmark (figures, never assertions), on BENCH_DATABASE_URL. Every party runs in its own process:
  * - Stockroom's web and worker processes, started exactly as the Procfile's `web` and `worker` lines
  *   (compiled output, NODE_ENV=production, RUN_WORKERS=false on the web line), after its `release` line;
- * - the bare baseline (scripts/bench-bare.ts: Express 5 + pg, the same SQL);
- * - the load generator, one child process per run: wrk where installed (scripts/bench-wrk.lua), else autocannon
- *   (scripts/bench-load.ts); BENCH_LOAD chooses.
+ * - the bare baseline (scripts/bench/bare.ts: Express 5 + pg, the same SQL);
+ * - the load generator, one child process per run: wrk where installed (scripts/bench/wrk.lua), else autocannon
+ *   (scripts/bench/load.ts); BENCH_LOAD chooses.
  * After a warm-up it runs BENCH_ROUNDS (5; >= 3) alternating rounds of BENCH_SECONDS (>= 10) per side for
  * GET /api/inventory/{id}, PATCH /api/inventory/{id}/quantity with the worker draining its events, the PATCH
  * with an Idempotency-Key, the PATCH again with the worker paused (the request path alone), and
  * prints each round, the median ratios, p99 latencies and the RSS of every process tree (idle, end of the read
  * load, worker while draining the write backlog). BENCH_SOAK_MINUTES=n (or `npm run bench:soak`) runs a
  * sustained read + write load instead and prints the web RSS every minute. BENCH_REPLICA=1 appends the replica
- * run (scripts/bench-replica-reads.ts: analytics reads on a replica against the primary while writes run);
+ * run (scripts/bench/replica-reads.ts: analytics reads on a replica against the primary while writes run);
  * BENCH_ONLY=replica runs it alone.
  */
 export async function benchInventory(): Promise<void> {
@@ -90,7 +90,7 @@ export async function benchInventory(): Promise<void> {
         )
       : startShellProcess(
           'bare',
-          'node dist/scripts/bench-bare.js',
+          'node dist/scripts/bench/bare.js',
           {
             ...process.env,
             DATABASE_URL: databaseUrl,

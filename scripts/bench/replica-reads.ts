@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createDatabases } from './create-databases.js';
-import { issueToken } from '../domain/users/tokens.js';
+import { createDatabases } from '../create-databases.js';
+import { issueToken } from '../../domain/users/tokens.js';
 import {
   runLoad,
   runRelease,
@@ -12,9 +12,9 @@ import {
   waitUntilServing,
   type BenchProcess,
   type LoadResult,
-} from './bench-processes.js';
-import { TestPostgres } from '../test/support/processes.js';
-import { freePort } from '../test/support/ports.js';
+} from './processes.js';
+import { TestPostgres } from '../../test/support/processes.js';
+import { freePort } from '../../test/support/ports.js';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

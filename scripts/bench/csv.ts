@@ -3,15 +3,15 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { hashPassword } from '../domain/users/passwords.js';
-import { issueToken } from '../domain/users/tokens.js';
-import { createDatabases } from './create-databases.js';
-import { printTable } from './bench-support.js';
-import { procfileCommand } from './bench-processes.js';
-import { runScript } from './run-script.js';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { migrate } from '../../config/database.js';
+import { hashPassword } from '../../domain/users/passwords.js';
+import { issueToken } from '../../domain/users/tokens.js';
+import { createDatabases } from '../create-databases.js';
+import { printTable } from './support.js';
+import { procfileCommand } from './processes.js';
+import { runScript } from '../run-script.js';
 
 /**
  * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
@@ -21,14 +21,14 @@ import { runScript } from './run-script.js';
  * real runs that count every one of them anew (updates), each with rows/s, the time spent applying and the
  * worker's peak RSS. Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
- * `npm run bench:csv`, or standalone `npx tsx scripts/bench-csv.ts` (BENCH_DATABASE_URL).
+ * `npm run bench:csv`, or standalone `npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
  */
 const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
 const IMPORT_SIZES = (process.env.BENCH_CSV_IMPORT_ROWS ?? '10000,100000,1000000').split(',').map(Number);
 const DRAIN_SECONDS = Number(process.env.BENCH_CSV_DRAIN_SECONDS ?? 300);
 const DATABASE_URL = `${process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench'}_csv`;
 const JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const env = (port: number): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import type { LoadSpec } from './bench-processes.js';
+import type { LoadSpec } from './processes.js';
 
 /**
  * The bench's load generator, run as its own process (never on a server's event loop). Argument: a LoadSpec as

@@ -1,14 +1,14 @@
 import pg from 'pg';
-import { openOrm } from '../config/database.js';
-import { benchDatabaseUrl, resetBenchDatabase } from './bench-support.js';
-import { createDatabases } from './create-databases.js';
-import { rebuildRollups } from '../domain/analytics/rebuild-rollups.js';
-import { dashboardSummary } from '../domain/analytics/dashboard-summary.js';
-import { financialSummary } from '../domain/analytics/financial-summary.js';
-import { stockPerSupplier } from '../domain/analytics/stock-per-supplier.js';
-import { lowStockItems } from '../domain/analytics/low-stock-items.js';
-import { applyWac, type WacState } from '../domain/analytics/wac.js';
-import { addDays } from '../domain/analytics/date-params.js';
+import { openOrm } from '../../config/database.js';
+import { benchDatabaseUrl, resetBenchDatabase } from './support.js';
+import { createDatabases } from '../create-databases.js';
+import { rebuildRollups } from '../../domain/analytics/rebuild-rollups.js';
+import { dashboardSummary } from '../../domain/analytics/dashboard-summary.js';
+import { financialSummary } from '../../domain/analytics/financial-summary.js';
+import { stockPerSupplier } from '../../domain/analytics/stock-per-supplier.js';
+import { lowStockItems } from '../../domain/analytics/low-stock-items.js';
+import { applyWac, type WacState } from '../../domain/analytics/wac.js';
+import { addDays } from '../../domain/analytics/date-params.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**

@@ -1,17 +1,17 @@
 import express from 'express';
 import type { Server } from 'node:http';
-import { loadConfig } from '../config/env.js';
-import { closeServices, openServices } from '../config/services.js';
-import { migrate } from '../config/database.js';
-import { startServer } from '../api/server.js';
-import { createDatabases } from './create-databases.js';
-import { load, printTable, ratio } from './bench-support.js';
-import { runScript } from './run-script.js';
-import { benchProducts } from './bench-products.js';
-import { benchInventory } from './bench-inventory.js';
-import { benchAnalytics } from './bench-analytics.js';
-import { benchEventPipeline } from './bench-pipeline.js';
-import { benchCsv } from './bench-csv.js';
+import { loadConfig } from '../../config/env.js';
+import { closeServices, openServices } from '../../config/services.js';
+import { migrate } from '../../config/database.js';
+import { startServer } from '../../api/server.js';
+import { createDatabases } from '../create-databases.js';
+import { load, printTable, ratio } from './support.js';
+import { runScript } from '../run-script.js';
+import { benchProducts } from './products.js';
+import { benchInventory } from './inventory.js';
+import { benchAnalytics } from './analytics.js';
+import { benchEventPipeline } from './pipeline.js';
+import { benchCsv } from './csv.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 

@@ -4,11 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createDatabases } from './create-databases.js';
-import { issueToken } from '../domain/users/tokens.js';
-import { runScript } from './run-script.js';
-import { historyExportQuery } from '../domain/stock-history/stock-history-queries.js';
-import { fillCatalog, fillHistory } from './bench-history-fill.js';
+import { createDatabases } from '../create-databases.js';
+import { issueToken } from '../../domain/users/tokens.js';
+import { runScript } from '../run-script.js';
+import { historyExportQuery } from '../../domain/stock-history/stock-history-queries.js';
+import { fillCatalog, fillHistory } from './history-fill.js';
 import {
   mb,
   runRelease,
@@ -18,7 +18,7 @@ import {
   type BenchProcess,
   freePort,
   procfileEnv,
-} from './bench-processes.js';
+} from './processes.js';
 
 /**
  * History benchmark (figures, never assertions), on BENCH_DATABASE_URL (default stockroom_bench_history;

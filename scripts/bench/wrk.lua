@@ -1,4 +1,4 @@
--- The bench's native load generator: wrk runs this script (scripts/bench-processes.ts, runLoad) with one
+-- The bench's native load generator: wrk runs this script (scripts/bench/processes.ts, runLoad) with one
 -- argument, a spec file of plain lines:
 --   method GET|PATCH
 --   header <name>: <value>        (any number)
