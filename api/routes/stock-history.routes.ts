@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
+import type { SqlPart } from '../../domain/shared/sql.js';
 import { searchPageSchema, springPageSchema } from '../presenters/page.js';
 import {
   historyEntryParams,
@@ -44,8 +45,19 @@ function sendPage<P>(req: Request, res: Response, { page, next }: HistoryPage<P>
 }
 
 /** H1-H4 (authenticated; not part of the demo reads). */
-export const stockHistoryRoutes = (services: Services) =>
-  defineRoutes([
+export const stockHistoryRoutes = (services: Services) => {
+  /** H1-H3: with `size` a page and its Link header, else every entry as a counted stream. */
+  const pageOrStream = async (
+    req: Request,
+    res: Response,
+    size: number | undefined,
+    page: () => Promise<HistoryPage<unknown>>,
+    rows: () => SqlPart,
+  ) => {
+    if (size !== undefined) sendPage(req, res, await page());
+    else await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req)));
+  };
+  return defineRoutes([
     {
       method: 'get',
       path: '/api/stock-history',
@@ -55,15 +67,8 @@ export const stockHistoryRoutes = (services: Services) =>
       stream: 'counted',
       request: { query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
-      handler: async (req, res, { query }) => {
-        if (query.size !== undefined) sendPage(req, res, await pageHistory(req.em, query));
-        else
-          await sendJsonArray(
-            req,
-            res,
-            await services.rows.open(allHistoryQuery(), toHistoryView, streamOwner(req)),
-          );
-      },
+      handler: (req, res, { query }) =>
+        pageOrStream(req, res, query.size, () => pageHistory(req.em, query), allHistoryQuery),
     },
     {
       method: 'get',
@@ -83,17 +88,17 @@ export const stockHistoryRoutes = (services: Services) =>
       summary: 'H2: entries of one item, newest first (streamed; Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
+      stream: 'counted',
       request: { params: historyItemParams, query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
-      handler: async (req, res, { params, query }) => {
-        if (query.size !== undefined) sendPage(req, res, await pageItemHistory(req.em, params.itemId, query));
-        else
-          await sendJsonArray(
-            req,
-            res,
-            await services.rows.open(itemHistoryQuery(params.itemId), toHistoryView, streamOwner(req)),
-          );
-      },
+      handler: (req, res, { params, query }) =>
+        pageOrStream(
+          req,
+          res,
+          query.size,
+          () => pageItemHistory(req.em, params.itemId, query),
+          () => itemHistoryQuery(params.itemId),
+        ),
     },
     {
       method: 'get',
@@ -101,18 +106,17 @@ export const stockHistoryRoutes = (services: Services) =>
       summary: 'H3: entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
+      stream: 'counted',
       request: { params: historyReasonParams, query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
-      handler: async (req, res, { params, query }) => {
-        if (query.size !== undefined)
-          sendPage(req, res, await pageReasonHistory(req.em, params.reason, query));
-        else
-          await sendJsonArray(
-            req,
-            res,
-            await services.rows.open(reasonHistoryQuery(params.reason), toHistoryView, streamOwner(req)),
-          );
-      },
+      handler: (req, res, { params, query }) =>
+        pageOrStream(
+          req,
+          res,
+          query.size,
+          () => pageReasonHistory(req.em, params.reason, query),
+          () => reasonHistoryQuery(params.reason),
+        ),
     },
     {
       method: 'get',
@@ -153,3 +157,4 @@ export const stockHistoryRoutes = (services: Services) =>
       }),
     },
   ]);
+};
