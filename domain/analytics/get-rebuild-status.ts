@@ -25,9 +25,12 @@ export async function getJobStatus(
   jobId: string,
   notFoundKey: string,
 ): Promise<RebuildStatus> {
-  const job = jobId.startsWith(prefix) ? await queues.queue(queue).getJob(jobId) : undefined;
+  if (!jobId.startsWith(prefix)) throw new NotFoundError(notFoundKey);
+  // The state is read before the job's data: a job seen finished is then read with its final progress and
+  // result (read the other way round, a job finishing in between showed `completed` with an earlier progress).
+  const state = await queues.queue(queue).getJobState(jobId);
+  const job = state === 'unknown' ? undefined : await queues.queue(queue).getJob(jobId);
   if (!job) throw new NotFoundError(notFoundKey);
-  const state = await job.getState();
   const result =
     state === 'failed'
       ? { error: job.failedReason ?? 'failed' }

@@ -58,6 +58,8 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
     const items = await Promise.all(
       [1, 2, 3].map(() => newItem(api(), admin.auth, supplierId, { quantity: 50 })),
     );
+    // Their first entries are in the history before the check starts, so it has entries to read under the load.
+    await waitForHistorySettled(testApp().services, 30000);
     let writing = true;
     const load = (async () => {
       for (let n = 0; writing; n++)
@@ -122,6 +124,42 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
     const metrics = await api().get('/metrics').expect(200);
     const gauge = /stockroom_integrity_drift_items (\d+)/.exec(metrics.text);
     expect(Number(gauge?.[1])).to.be.at.least(4);
+  });
+
+  it('When an item has thousands of entries (many chunks of the scan), then each is read and a break deep in them is reported with its two entries', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 5, price: 2.5 });
+    await waitForHistorySettled(testApp().services, 30000);
+    const em = testApp().services.orm.em.fork();
+    await waitForItemConsumersDone(em, [item.id], 30000, 'consumers');
+    // 5,000 entries alternating +1 / -1 after the item's own (the chain ends where it started: no other drift),
+    // the 3,001st claiming a quantity before that its predecessor did not leave.
+    const [{ base }] = await em.execute<{ base: string }[]>(
+      'select (coalesce(max(outbox_event_id), 0) + 1000000)::text as base from stock_history',
+    );
+    await em.execute(
+      `insert into stock_history (outbox_event_id, item_id, item_name, change, quantity_before, quantity_after, reason,
+                                  price_at_change, created_by, "timestamp")
+       select ?::bigint + g, ?, 'bulk', case when g % 2 = 1 then 1 else -1 end,
+              case when g = 3001 then 99 when g % 2 = 1 then 5 else 6 end, case when g % 2 = 1 then 6 else 5 end,
+              'SALE', 2.5, 'sql', now()
+         from generate_series(1, 5000) g order by g`,
+      [base, item.id],
+    );
+    const ids = await em.execute<{ id: string }[]>(
+      'select id::text as id from stock_history where outbox_event_id in (?::bigint + 3000, ?::bigint + 3001) order by outbox_event_id',
+      [base, base],
+    );
+    const result = await runCheck();
+    const [{ n }] = await em.execute<{ n: string }[]>('select count(*)::text as n from stock_history');
+    expect(result.checkedEntries).to.equal(Number(n));
+    expect(result.drift.filter(d => d.itemId === item.id)).to.deep.equal([
+      {
+        itemId: item.id,
+        kind: 'chain_break',
+        detail: 'quantityBefore 99 after 5',
+        entryIds: ids.map(r => r.id),
+      },
+    ]);
   });
 
   it('When a USER or an anonymous caller asks, then 403 / 401; an unknown job is 404', async () => {
