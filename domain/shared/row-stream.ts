@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { to as copyTo } from 'pg-copy-streams';
 import type { SqlPart } from './sql.js';
 import type { PostgresConnection } from '../../config/postgres-tls.js';
 import { RetryLaterError } from './errors.js';
@@ -73,17 +74,59 @@ export class RowStreams {
     if (this.leased >= this.max)
       throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
     this.leased += 1;
-    const batches = this.batches(query, map);
-    const first = await batches.next();
+    return this.firstThenRest(this.batches(query, map), true);
+  }
+
+  /**
+   * Runs `copy` (a `COPY ... TO STDOUT` statement) and resolves with a readable of its bytes once the first
+   * of them (or its end) is in, so that a statement that cannot start fails here, before a response is
+   * committed. Same pool, lease and release rules as open: a reader that stops reading stops the reads from
+   * the server's socket (the server then waits to send), and destroying the readable closes the connection,
+   * which ends the COPY on the server.
+   */
+  async copyOut(copy: string): Promise<Readable> {
+    if (this.leased >= this.max)
+      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
+    this.leased += 1;
+    return this.firstThenRest(this.copyChunks(copy), false);
+  }
+
+  /** Resolves once `source` yields its first item (or ends); the readable yields it and the rest. */
+  private async firstThenRest<T>(source: AsyncGenerator<T, void, undefined>, objectMode: boolean) {
+    const first = await source.next();
     async function* all() {
       if (first.done) return;
       yield first.value;
-      yield* batches;
+      yield* source;
     }
-    const readable = Readable.from(all(), { objectMode: true, highWaterMark: 1 });
+    const readable = Readable.from(all(), objectMode ? { objectMode, highWaterMark: 1 } : { objectMode });
     // A reader that never starts (the response failed before piping) still returns the connection.
-    readable.once('close', () => void batches.return(undefined));
+    readable.once('close', () => void source.return(undefined));
     return readable;
+  }
+
+  /** Runs with one lease of `leased` taken (by copyOut), and gives it back however it ends. */
+  private async *copyChunks(copy: string): AsyncGenerator<Buffer, void, undefined> {
+    try {
+      const client = await this.pool.connect();
+      let finished = false;
+      try {
+        await client.query('begin read only');
+        await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+        // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
+        await client.query(`set local client_connection_check_interval = '1s'`);
+        const out: Readable = client.query(copyTo(copy));
+        for await (const chunk of out) yield chunk as Buffer;
+        await client.query('commit');
+        finished = true;
+      } finally {
+        // Any other exit ends the connection: with the COPY still running, pg closes its socket at once
+        // (the server's next write fails and the COPY ends with its transaction).
+        client.release(finished ? undefined : new Error('stream abandoned'));
+      }
+    } finally {
+      this.leased -= 1;
+    }
   }
 
   /** Runs with one lease of `leased` taken (by open), and gives it back however it ends. */
@@ -132,9 +175,18 @@ export class CountedRowStreams {
 
   /** `owner`: who the stream counts against (a user, or a client address when anonymous). */
   async open<T>(query: SqlPart, map: (row: any) => T, owner: string): Promise<Readable> {
+    return this.counted(owner, () => this.rows.open(query, map));
+  }
+
+  /** copyOut of RowStreams, counted against `owner` like open. */
+  async copyOut(copy: string, owner: string): Promise<Readable> {
+    return this.counted(owner, () => this.rows.copyOut(copy));
+  }
+
+  private async counted(owner: string, start: () => Promise<Readable>): Promise<Readable> {
     const slot = await this.slots.acquire(owner);
     try {
-      const readable = await this.rows.open(query, map);
+      const readable = await start();
       readable.once('close', () => slot.release());
       return readable;
     } catch (error) {

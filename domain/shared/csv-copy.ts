@@ -1,0 +1,131 @@
+import { Transform } from 'node:stream';
+import { escapeLiteral } from 'pg';
+import type { SqlPart } from './sql.js';
+
+/**
+ * Exports written by PostgreSQL itself: `COPY (select <cells> ...) TO STDOUT WITH (FORMAT csv)` produces the
+ * same bytes as the CSV writer of api/presenters/csv-response.ts when every cell is the text the writer would
+ * write. Both quote a cell exactly when it holds the delimiter, a quote, CR or LF (COPY also quotes `\.` alone
+ * on a line, which a row of several columns never is) and double its quotes. The differences are made up here:
+ * text cells are neutralised in SQL (csv-cells.ts), an empty text is sent as NULL (COPY would quote it, the
+ * writer leaves it empty, as it does null), and COPY's LF row ends become CRLF (csvRowEnds).
+ */
+
+/** Codes of the first characters neutraliseFormula escapes: ' = + - @ tab CR. */
+const ESCAPED_START_CODES = [39, 61, 43, 45, 64, 9, 13].join(', ');
+
+/**
+ * A text cell as the writer writes it: prefixed with `'` where neutraliseFormula would, and empty (NULL) for
+ * both null and ''. `expression` is evaluated up to three times: pass a column, not a computation.
+ */
+export const textCellSql = (expression: string): string =>
+  `nullif(case when ascii(${expression}) in (${ESCAPED_START_CODES}) then '''' || ${expression} ` +
+  `else ${expression} end, '')`;
+
+/**
+ * A numeric(p,2) cell as the writer writes the JSON number it was mapped to: no trailing zeros (`12.30` ->
+ * `12.3`, `5.00` -> `5`). Exact for any numeric of up to 15 digits, which JavaScript prints as it reads.
+ */
+export const decimalCellSql = (expression: string): string => `trim_scale(${expression})`;
+
+/** One column of an export written by COPY: its header and the SQL of its cell (textCellSql, ...). */
+export interface CsvCopyColumn {
+  header: string;
+  sql: string;
+}
+
+/** `?` parameters as SQL literals (COPY takes no bind parameters); only strings and finite numbers. */
+export function inlineParams(query: SqlPart): string {
+  let n = 0;
+  let quoted = false;
+  let out = '';
+  for (const c of query.sql) {
+    if (c === "'") quoted = !quoted;
+    if (c !== '?' || quoted) {
+      out += c;
+      continue;
+    }
+    if (n >= query.params.length) throw new Error('inlineParams: more placeholders than parameters');
+    const value = query.params[n++];
+    if (typeof value === 'string') out += escapeLiteral(value);
+    else if (typeof value === 'number' && Number.isFinite(value)) out += String(value);
+    else throw new Error(`inlineParams: cannot inline a ${typeof value}`);
+  }
+  if (n !== query.params.length) throw new Error('inlineParams: more parameters than placeholders');
+  return out;
+}
+
+/**
+ * `COPY (select <cells> <rows>) TO STDOUT` in CSV with `delimiter`, no header (csvRowEnds writes it). `rows`
+ * is the rest of the select (`from ... where ... order by ...`) with its `?` parameters.
+ */
+export function copyCsvSql(columns: CsvCopyColumn[], rows: SqlPart, delimiter: string): string {
+  const cells = columns.map(c => c.sql).join(', ');
+  return `copy (select ${cells} ${inlineParams(rows)}) to stdout with (format csv, delimiter ${escapeLiteral(delimiter)})`;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const QUOTE = 0x22;
+
+/**
+ * COPY's CSV bytes -> the export's: `head` (BOM and header row) first, then each row with a CRLF end instead
+ * of LF. An LF inside a quoted cell is left alone: a quote toggles "inside a cell" (a doubled quote toggles it
+ * twice), tracked across chunks. Each chunk is searched with indexOf (native) for quotes and LFs, and copied
+ * once.
+ */
+export function csvRowEnds(head: Buffer): Transform {
+  let quoted = false;
+  let headSent = false;
+  let ends = new Int32Array(1024);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      let n = 0;
+      let pos = 0;
+      let quote = chunk.indexOf(QUOTE);
+      let lf = chunk.indexOf(LF);
+      for (;;) {
+        if (quoted) {
+          if (quote < 0) break;
+          quoted = false;
+          pos = quote + 1;
+          quote = chunk.indexOf(QUOTE, pos);
+          continue;
+        }
+        if (lf >= 0 && lf < pos) lf = chunk.indexOf(LF, pos);
+        // A quote before the next LF (or after the last one) opens a cell, even one the next chunk ends.
+        if (quote >= 0 && (lf < 0 || quote < lf)) {
+          quoted = true;
+          pos = quote + 1;
+          quote = chunk.indexOf(QUOTE, pos);
+          continue;
+        }
+        if (lf < 0) break;
+        if (n === ends.length) {
+          const larger = new Int32Array(n * 2);
+          larger.set(ends);
+          ends = larger;
+        }
+        ends[n++] = lf;
+        pos = lf + 1;
+        lf = chunk.indexOf(LF, pos);
+      }
+      const prefix = headSent ? 0 : head.length;
+      const out = Buffer.allocUnsafe(prefix + chunk.length + n);
+      let to = headSent ? 0 : head.copy(out, 0);
+      headSent = true;
+      let from = 0;
+      for (let i = 0; i < n; i++) {
+        to += chunk.copy(out, to, from, ends[i]);
+        out[to++] = CR;
+        out[to++] = LF;
+        from = ends[i] + 1;
+      }
+      chunk.copy(out, to, from);
+      done(null, out);
+    },
+    flush(done) {
+      done(null, headSent ? undefined : head);
+    },
+  });
+}
