@@ -11,16 +11,19 @@ import type { SqlPart } from './sql.js';
  * writer leaves it empty, as it does null), and COPY's LF row ends become CRLF (csvRowEnds).
  */
 
-/** Codes of the first characters neutraliseFormula escapes: ' = + - @ tab CR. */
-const ESCAPED_START_CODES = [39, 61, 43, 45, 64, 9, 13].join(', ');
+/**
+ * neutraliseFormula's first characters as a regular expression (` ' = + @ tab CR -`; `\t` and `\r` are the
+ * regex's own escapes, so the pattern is the same with or without standard_conforming_strings). A regex
+ * match is cheaper per row in PostgreSQL than comparing ascii() with each code.
+ */
+const ESCAPED_START_SQL = `'^[''=+@\\t\\r-]'`;
 
 /**
  * A text cell as the writer writes it: prefixed with `'` where neutraliseFormula would, and empty (NULL) for
  * both null and ''. `expression` is evaluated up to three times: pass a column, not a computation.
  */
 export const textCellSql = (expression: string): string =>
-  `nullif(case when ascii(${expression}) in (${ESCAPED_START_CODES}) then '''' || ${expression} ` +
-  `else ${expression} end, '')`;
+  `nullif(case when ${expression} ~ ${ESCAPED_START_SQL} then '''' || ${expression} else ${expression} end, '')`;
 
 /**
  * A numeric(p,2) cell as the writer writes the JSON number it was mapped to: no trailing zeros (`12.30` ->
