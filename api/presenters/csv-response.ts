@@ -84,5 +84,5 @@ export async function sendCopyCsv(
   const headers = options.columns.map(c => ({ key: c.header, header: c.header }));
   const head = Buffer.from(stringifySync([], csvWriterOptions(headers, options.delimiter)));
   startCsv(res, options.baseName);
-  await sendStream(req, res, source, csvRowEnds(head));
+  await sendStream(req, res, source, csvRowEnds(head, options.delimiter));
 }

@@ -59,31 +59,46 @@ export function inlineParams(query: SqlPart): string {
 }
 
 /**
- * `COPY (select <cells> <rows>) TO STDOUT` in CSV with `delimiter`, no header (csvRowEnds writes it). `rows`
- * is the rest of the select (`from ... where ... order by ...`) with its `?` parameters.
+ * `COPY (select <cells>, null <rows>) TO STDOUT` in CSV with `delimiter`, no header (csvRowEnds writes it).
+ * `rows` is the rest of the select (`from ... where ... order by ...`) with its `?` parameters. The last,
+ * always empty column makes every row end with the delimiter and LF: the byte csvRowEnds turns into CR.
  */
 export function copyCsvSql(columns: CsvCopyColumn[], rows: SqlPart, delimiter: string): string {
   const cells = columns.map(c => c.sql).join(', ');
-  return `copy (select ${cells} ${inlineParams(rows)}) to stdout with (format csv, delimiter ${escapeLiteral(delimiter)})`;
+  return `copy (select ${cells}, null::text ${inlineParams(rows)}) to stdout with (format csv, delimiter ${escapeLiteral(delimiter)})`;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
 const QUOTE = 0x22;
+const CR_ONLY = Buffer.from([CR]);
 
 /**
- * COPY's CSV bytes -> the export's: `head` (BOM and header row) first, then each row with a CRLF end instead
- * of LF. An LF inside a quoted cell is left alone: a quote toggles "inside a cell" (a doubled quote toggles it
- * twice), tracked across chunks. Each chunk is searched with indexOf (native) for quotes and LFs, and copied
- * once.
+ * COPY's CSV bytes (of copyCsvSql) -> the export's: `head` (BOM and header row) first, then each row with a
+ * CRLF end: the delimiter before each row's LF (that of the empty last column) is overwritten with CR, in the
+ * chunk itself, so nothing is allocated or copied per chunk (every buffer allocated here would wait outside
+ * the JavaScript heap for a full collection). An LF inside a quoted cell is left alone: a quote toggles
+ * "inside a cell" (a doubled quote toggles it twice), tracked across chunks with indexOf (native). A chunk
+ * that ends with the delimiter holds it back until the next chunk shows whether an LF follows.
  */
-export function csvRowEnds(head: Buffer): Transform {
+export function csvRowEnds(head: Buffer, delimiter: string): Transform {
+  const held = Buffer.from(delimiter);
+  if (held.length !== 1) throw new Error('csvRowEnds: the delimiter must be one byte');
+  const delimiterByte = held[0];
   let quoted = false;
   let headSent = false;
-  let ends = new Int32Array(1024);
+  let holding = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      let n = 0;
+      if (!headSent) {
+        this.push(head);
+        headSent = true;
+      }
+      if (chunk.length === 0) return done();
+      if (holding) {
+        holding = false;
+        this.push(chunk[0] === LF ? CR_ONLY : held);
+      }
       let pos = 0;
       let quote = chunk.indexOf(QUOTE);
       let lf = chunk.indexOf(LF);
@@ -104,31 +119,20 @@ export function csvRowEnds(head: Buffer): Transform {
           continue;
         }
         if (lf < 0) break;
-        if (n === ends.length) {
-          const larger = new Int32Array(n * 2);
-          larger.set(ends);
-          ends = larger;
-        }
-        ends[n++] = lf;
+        // A row's end: the byte before it is the last column's delimiter (or was held back, see above).
+        if (lf > 0) chunk[lf - 1] = CR;
         pos = lf + 1;
         lf = chunk.indexOf(LF, pos);
       }
-      const prefix = headSent ? 0 : head.length;
-      const out = Buffer.allocUnsafe(prefix + chunk.length + n);
-      let to = headSent ? 0 : head.copy(out, 0);
-      headSent = true;
-      let from = 0;
-      for (let i = 0; i < n; i++) {
-        to += chunk.copy(out, to, from, ends[i]);
-        out[to++] = CR;
-        out[to++] = LF;
-        from = ends[i] + 1;
+      if (!quoted && chunk[chunk.length - 1] === delimiterByte) {
+        holding = true;
+        return done(null, chunk.subarray(0, chunk.length - 1));
       }
-      chunk.copy(out, to, from);
-      done(null, out);
+      done(null, chunk);
     },
     flush(done) {
-      done(null, headSent ? undefined : head);
+      if (!headSent) this.push(head);
+      done(null, holding ? held : undefined);
     },
   });
 }

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -74,59 +75,72 @@ export class RowStreams {
     if (this.leased >= this.max)
       throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
     this.leased += 1;
-    return this.firstThenRest(this.batches(query, map), true);
+    return this.firstThenRest(this.batches(query, map));
   }
 
   /**
-   * Runs `copy` (a `COPY ... TO STDOUT` statement) and resolves with a readable of its bytes once the first
+   * Runs `copy` (a `COPY ... TO STDOUT` statement) and resolves with the readable of its bytes once the first
    * of them (or its end) is in, so that a statement that cannot start fails here, before a response is
    * committed. Same pool, lease and release rules as open: a reader that stops reading stops the reads from
-   * the server's socket (the server then waits to send), and destroying the readable closes the connection,
-   * which ends the COPY on the server.
+   * the server's socket (the server then waits to send), and destroying the readable ends the connection,
+   * which ends the COPY on the server. The readable is pg-copy-streams' own (no wrapper): every layer between
+   * the socket and the response allocates its chunks outside the JavaScript heap, where they wait for a full
+   * collection, so fewer layers hold the process's memory flat.
    */
   async copyOut(copy: string): Promise<Readable> {
     if (this.leased >= this.max)
       throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
     this.leased += 1;
-    return this.firstThenRest(this.copyChunks(copy), false);
+    let client: pg.PoolClient | undefined;
+    let released = false;
+    const release = (error?: Error) => {
+      if (released) return;
+      released = true;
+      // Any exit but the end ends the connection: with the COPY still running, pg closes its socket at once
+      // (the server's next write fails and the COPY ends with its transaction).
+      client?.release(error);
+      this.leased -= 1;
+    };
+    try {
+      client = await this.pool.connect();
+      await client.query('begin read only');
+      await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+      // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
+      await client.query(`set local client_connection_check_interval = '1s'`);
+      const out: Readable = client.query(copyTo(copy));
+      const connection = client;
+      let ended = false;
+      out.once('end', () => {
+        ended = true;
+        connection.query('commit').then(
+          () => release(),
+          (error: Error) => release(error),
+        );
+      });
+      out.once('close', () => {
+        if (!ended) release(new Error('stream abandoned'));
+      });
+      // 'readable' comes with the first bytes, or with the end of a COPY of no rows; 'error' rejects.
+      await once(out, 'readable');
+      return out;
+    } catch (error) {
+      release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
   }
 
   /** Resolves once `source` yields its first item (or ends); the readable yields it and the rest. */
-  private async firstThenRest<T>(source: AsyncGenerator<T, void, undefined>, objectMode: boolean) {
+  private async firstThenRest<T>(source: AsyncGenerator<T, void, undefined>) {
     const first = await source.next();
     async function* all() {
       if (first.done) return;
       yield first.value;
       yield* source;
     }
-    const readable = Readable.from(all(), objectMode ? { objectMode, highWaterMark: 1 } : { objectMode });
+    const readable = Readable.from(all(), { objectMode: true, highWaterMark: 1 });
     // A reader that never starts (the response failed before piping) still returns the connection.
     readable.once('close', () => void source.return(undefined));
     return readable;
-  }
-
-  /** Runs with one lease of `leased` taken (by copyOut), and gives it back however it ends. */
-  private async *copyChunks(copy: string): AsyncGenerator<Buffer, void, undefined> {
-    try {
-      const client = await this.pool.connect();
-      let finished = false;
-      try {
-        await client.query('begin read only');
-        await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
-        // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
-        await client.query(`set local client_connection_check_interval = '1s'`);
-        const out: Readable = client.query(copyTo(copy));
-        for await (const chunk of out) yield chunk as Buffer;
-        await client.query('commit');
-        finished = true;
-      } finally {
-        // Any other exit ends the connection: with the COPY still running, pg closes its socket at once
-        // (the server's next write fails and the COPY ends with its transaction).
-        client.release(finished ? undefined : new Error('stream abandoned'));
-      }
-    } finally {
-      this.leased -= 1;
-    }
   }
 
   /** Runs with one lease of `leased` taken (by open), and gives it back however it ends. */
