@@ -20,10 +20,13 @@ const ESCAPED_START_SQL = `'^[''=+@\\t\\r-]'`;
 
 /**
  * A text cell as the writer writes it: prefixed with `'` where neutraliseFormula would, and empty (NULL) for
- * both null and ''. `expression` is evaluated up to three times: pass a column, not a computation.
+ * both null and ''. `expression` is evaluated up to four times: pass a column, not a computation. Every
+ * escaped character sorts before `A` byte-wise, so a cell that does not (most of them: the regex is the
+ * dearer test) skips the regex.
  */
 export const textCellSql = (expression: string): string =>
-  `nullif(case when ${expression} ~ ${ESCAPED_START_SQL} then '''' || ${expression} else ${expression} end, '')`;
+  `nullif(case when ${expression} < 'A' collate "C" and ${expression} ~ ${ESCAPED_START_SQL} ` +
+  `then '''' || ${expression} else ${expression} end, '')`;
 
 /**
  * A numeric(p,2) cell as the writer writes the JSON number it was mapped to: no trailing zeros (`12.30` ->

@@ -8,7 +8,8 @@ import { createDatabases } from '../create-databases.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { runScript } from '../run-script.js';
 import { historyExportRows } from '../../domain/stock-history/stock-history-queries.js';
-import { inlineParams } from '../../domain/shared/csv-copy.js';
+import { copyCsvSql, inlineParams } from '../../domain/shared/csv-copy.js';
+import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv.js';
 import { fillCatalog, fillHistory } from './history-fill.js';
 import {
   mb,
@@ -29,8 +30,8 @@ import {
  * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
  * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
- * against `COPY ... TO STDOUT` of the same rows (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default,
- * medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * against `COPY ... TO STDOUT` of the same rows, as stored and as the export's own statement formats them
+ * (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
  * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
@@ -127,19 +128,23 @@ export async function benchHistory(): Promise<void> {
         ] as const) {
           const query = new URLSearchParams(filters).toString();
           const copySql = copyOfExportRows(filters);
+          const ownSql = copyCsvSql(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), ',');
           const exportRuns: number[] = [];
           const copyRuns: number[] = [];
+          const ownRuns: number[] = [];
           let bytes = 0;
-          // Alternating rounds: each export next to the COPY of the same rows, under the same load.
+          // Alternating rounds: each export next to the COPYs of the same rows, under the same load.
           for (let i = 0; i < rounds; i++) {
             const run = await get(`/api/stock-history/export.csv${query ? `?${query}` : ''}`);
             exportRuns.push(run.ms);
             bytes = run.bytes;
             copyRuns.push(await timeCopy(databaseUrl, copySql));
+            ownRuns.push(await timeCopy(databaseUrl, ownSql));
           }
-          const [exportMs, copyMs] = [median(exportRuns), median(copyRuns)];
+          const [exportMs, copyMs, ownMs] = [median(exportRuns), median(copyRuns), median(ownRuns)];
+          const all = (runs: number[]) => runs.map(ms => secs(ms)).join(', ');
           console.log(
-            `export.csv of ${name}, median of ${rounds}: ${secs(exportMs)} (${mb(bytes)}, ${((exportMs * 1000) / rows).toFixed(2)} µs/row) vs COPY TO STDOUT ${secs(copyMs)}: ${(copyMs / exportMs).toFixed(2)} of COPY (rounds ${exportRuns.map(ms => secs(ms)).join(', ')} vs ${copyRuns.map(ms => secs(ms)).join(', ')})`,
+            `export.csv of ${name}, median of ${rounds}: ${secs(exportMs)} (${mb(bytes)}, ${((exportMs * 1000) / rows).toFixed(2)} µs/row) vs COPY TO STDOUT of the stored columns ${secs(copyMs)}: ${(copyMs / exportMs).toFixed(2)} of COPY; vs COPY of the export's own statement (psql) ${secs(ownMs)}: ${(ownMs / exportMs).toFixed(2)} (rounds ${all(exportRuns)} vs ${all(copyRuns)} vs ${all(ownRuns)})`,
           );
         }
         clearInterval(sampler);
