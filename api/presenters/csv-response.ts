@@ -1,8 +1,10 @@
 import { Transform, type Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import Joi from 'joi';
-import { stringify } from 'csv-stringify';
+import { stringify, type Options } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
 import { CSV_DELIMITERS, neutraliseFormula, type CsvColumn } from '../../domain/shared/csv-cells.js';
+import { csvRowEnds, type CsvCopyColumn } from '../../domain/shared/csv-copy.js';
 import { sendStream } from './stream-response.js';
 
 /** `?delimiter=` of every export. */
@@ -31,28 +33,56 @@ const unbatch = () =>
   });
 
 /**
- * Streams an RFC 4180 CSV download: UTF-8 with a BOM (so spreadsheet programs detect the encoding) and a
- * header row, CRLF line ends, any cell with a delimiter, quote, CR or LF quoted, text cells that a
- * spreadsheet would run as a formula prefixed with `'`. The file name carries today's date.
+ * The CSV writer of every export: RFC 4180, UTF-8 with a BOM (so spreadsheet programs detect the encoding) and
+ * a header row, CRLF line ends, any cell with a delimiter, quote, CR or LF quoted, text cells that a spreadsheet
+ * would run as a formula prefixed with `'`. Exports written by COPY (sendCopyCsv) produce the same bytes.
  */
+export const csvWriterOptions = (headers: { key: string; header: string }[], delimiter: string): Options => ({
+  header: true,
+  bom: true,
+  columns: headers.map(c => ({ key: c.key, header: c.header })),
+  delimiter,
+  record_delimiter: 'windows',
+  quoted_match: /[\r\n]/,
+  cast: { string: neutraliseFormula },
+});
+
+function startCsv(res: Response, baseName: string): void {
+  const day = new Date().toISOString().slice(0, 10);
+  res.status(200);
+  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="${baseName}-${day}.csv"`);
+}
+
+/** Streams a CSV download (csvWriterOptions) of mapped rows. The file name carries today's date. */
 export async function sendCsv<T>(
   req: Request,
   res: Response,
   source: Readable,
   options: { columns: CsvColumn<T>[]; baseName: string; delimiter: string },
 ): Promise<void> {
-  const day = new Date().toISOString().slice(0, 10);
-  res.status(200);
-  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-  res.setHeader('Content-Disposition', `attachment; filename="${options.baseName}-${day}.csv"`);
-  const writer = stringify({
-    header: true,
-    bom: true,
-    columns: options.columns.map(c => ({ key: c.key, header: c.header })),
-    delimiter: options.delimiter,
-    record_delimiter: 'windows',
-    quoted_match: /[\r\n]/,
-    cast: { string: neutraliseFormula },
-  });
-  await sendStream(req, res, source, unbatch(), writer);
+  startCsv(res, options.baseName);
+  await sendStream(
+    req,
+    res,
+    source,
+    unbatch(),
+    stringify(csvWriterOptions(options.columns, options.delimiter)),
+  );
+}
+
+/**
+ * Streams a CSV download whose rows PostgreSQL wrote (`source`: the bytes of a copyCsvSql statement): the
+ * writer's BOM and header row, then the rows with CRLF ends. Same bytes as sendCsv of the same cells.
+ */
+export async function sendCopyCsv(
+  req: Request,
+  res: Response,
+  source: Readable,
+  options: { columns: CsvCopyColumn[]; baseName: string; delimiter: string },
+): Promise<void> {
+  const headers = options.columns.map(c => ({ key: c.header, header: c.header }));
+  const head = Buffer.from(stringifySync([], csvWriterOptions(headers, options.delimiter)));
+  startCsv(res, options.baseName);
+  await sendStream(req, res, source, csvRowEnds(head, options.delimiter));
 }

@@ -1,22 +1,22 @@
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
-import { csvDelimiterQuery, csvResponse, sendCsv } from '../presenters/csv-response.js';
+import { csvDelimiterQuery, csvResponse, sendCopyCsv, sendCsv } from '../presenters/csv-response.js';
 import { streamOwner } from '../presenters/stream-response.js';
 import { itemExportQuery } from '../../domain/inventory/item-queries.js';
 import { toItemView } from '../../domain/inventory/item.view.js';
 import { ITEM_CSV_COLUMNS } from '../../domain/inventory/item-csv.js';
-import { historyExportQuery } from '../../domain/stock-history/stock-history-queries.js';
-import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
-import { HISTORY_CSV_COLUMNS } from '../../domain/stock-history/history-csv.js';
+import { historyExportRows } from '../../domain/stock-history/stock-history-queries.js';
+import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv.js';
+import { copyCsvSql } from '../../domain/shared/csv-copy.js';
 import { productListQuery } from '../../domain/catalog/product-queries.js';
 import { toProductView } from '../../domain/catalog/product.view.js';
 import { PRODUCT_CSV_COLUMNS } from '../../domain/catalog/product-csv.js';
 import { historyReasonParams } from '../../domain/stock-history/stock-history.schemas.js';
 
 /**
- * CSV downloads streamed from a cursor (constant memory at any size; a client that goes away stops the
- * query). Each mirrors the access rules of the read it exports. Mounted before the `/:id` routes.
+ * CSV downloads streamed from a cursor, or for the history from COPY (constant memory at any size; a client
+ * that goes away stops the query). Each mirrors the access rules of the read it exports. Mounted before the `/:id` routes.
  */
 export const exportRoutes = ({ rows }: Services) =>
   defineRoutes([
@@ -64,12 +64,16 @@ export const exportRoutes = ({ rows }: Services) =>
         }),
       },
       responses: { 200: csvResponse('History entries (RFC 4180, UTF-8 with BOM, header row)') },
-      handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(historyExportQuery(query), toHistoryView, streamOwner(req)), {
-          columns: HISTORY_CSV_COLUMNS,
+      // Written by PostgreSQL (COPY): the history is the one export that reaches millions of rows.
+      handler: async (req, res, { query }) => {
+        const { delimiter, ...filters } = query;
+        const copy = copyCsvSql(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), delimiter);
+        await sendCopyCsv(req, res, await rows.copyOut(copy, streamOwner(req)), {
+          columns: HISTORY_CSV_COPY_COLUMNS,
           baseName: 'stock-history',
-          delimiter: query.delimiter,
-        }),
+          delimiter,
+        });
+      },
     },
     {
       method: 'get',

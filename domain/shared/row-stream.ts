@@ -1,6 +1,8 @@
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
+import { to as copyTo } from 'pg-copy-streams';
 import type { SqlPart } from './sql.js';
 import type { PostgresConnection } from '../../config/postgres-tls.js';
 import { RetryLaterError } from './errors.js';
@@ -73,16 +75,71 @@ export class RowStreams {
     if (this.leased >= this.max)
       throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
     this.leased += 1;
-    const batches = this.batches(query, map);
-    const first = await batches.next();
+    return this.firstThenRest(this.batches(query, map));
+  }
+
+  /**
+   * Runs `copy` (a `COPY ... TO STDOUT` statement) and resolves with the readable of its bytes once the first
+   * of them (or its end) is in, so that a statement that cannot start fails here, before a response is
+   * committed. Same pool, lease and release rules as open: a reader that stops reading stops the reads from
+   * the server's socket (the server then waits to send), and destroying the readable ends the connection,
+   * which ends the COPY on the server. The readable is pg-copy-streams' own (no wrapper): every layer between
+   * the socket and the response allocates its chunks outside the JavaScript heap, where they wait for a full
+   * collection, so fewer layers hold the process's memory flat.
+   */
+  async copyOut(copy: string): Promise<Readable> {
+    if (this.leased >= this.max)
+      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
+    this.leased += 1;
+    let client: pg.PoolClient | undefined;
+    let released = false;
+    const release = (error?: Error) => {
+      if (released) return;
+      released = true;
+      // Any exit but the end ends the connection: with the COPY still running, pg closes its socket at once
+      // (the server's next write fails and the COPY ends with its transaction).
+      client?.release(error);
+      this.leased -= 1;
+    };
+    try {
+      client = await this.pool.connect();
+      await client.query('begin read only');
+      await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+      // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
+      await client.query(`set local client_connection_check_interval = '1s'`);
+      const out: Readable = client.query(copyTo(copy));
+      const connection = client;
+      let ended = false;
+      out.once('end', () => {
+        ended = true;
+        connection.query('commit').then(
+          () => release(),
+          (error: Error) => release(error),
+        );
+      });
+      out.once('close', () => {
+        if (!ended) release(new Error('stream abandoned'));
+      });
+      // 'readable' comes with the first bytes, or with the end of a COPY of no rows; 'error' rejects.
+      await once(out, 'readable');
+      return out;
+    } catch (error) {
+      release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+  }
+
+  /** Resolves once `source` yields its first item (or ends); the readable yields it and the rest. */
+  private async firstThenRest<T>(source: AsyncGenerator<T, void, undefined>) {
+    const first = await source.next();
     async function* all() {
       if (first.done) return;
       yield first.value;
-      yield* batches;
+      yield* source;
     }
     const readable = Readable.from(all(), { objectMode: true, highWaterMark: 1 });
     // A reader that never starts (the response failed before piping) still returns the connection.
-    readable.once('close', () => void batches.return(undefined));
+    readable.once('close', () => void source.return(undefined));
     return readable;
   }
 
@@ -132,9 +189,18 @@ export class CountedRowStreams {
 
   /** `owner`: who the stream counts against (a user, or a client address when anonymous). */
   async open<T>(query: SqlPart, map: (row: any) => T, owner: string): Promise<Readable> {
+    return this.counted(owner, () => this.rows.open(query, map));
+  }
+
+  /** copyOut of RowStreams, counted against `owner` like open. */
+  async copyOut(copy: string, owner: string): Promise<Readable> {
+    return this.counted(owner, () => this.rows.copyOut(copy));
+  }
+
+  private async counted(owner: string, start: () => Promise<Readable>): Promise<Readable> {
     const slot = await this.slots.acquire(owner);
     try {
-      const readable = await this.rows.open(query, map);
+      const readable = await start();
       readable.once('close', () => slot.release());
       return readable;
     } catch (error) {

@@ -90,13 +90,19 @@ function historyWhere(filters: HistoryFilters): SqlPart | undefined {
   return { sql: where.length > 0 ? `where ${where.join(' and ')}` : '', params };
 }
 
-/** The CSV export of the history: every entry matching the filters, oldest first (the order of a ledger). */
-export function historyExportQuery(filters: HistoryFilters): SqlPart {
+/**
+ * The rows of the history's CSV export, as the rest of a select over `stock_history h`: every entry matching
+ * the filters, oldest first (the order of a ledger).
+ */
+export function historyExportRows(filters: HistoryFilters): SqlPart {
   const where = historyWhere(filters) ?? { sql: 'where false', params: [] };
-  return {
-    sql: `select ${HISTORY_COLUMNS} from stock_history h ${where.sql} order by h."timestamp", h.id`,
-    params: where.params,
-  };
+  return { sql: `from stock_history h ${where.sql} order by h."timestamp", h.id`, params: where.params };
+}
+
+/** The history's CSV export as StockHistoryView rows (the export's columns are a subset). */
+export function historyExportQuery(filters: HistoryFilters): SqlPart {
+  const rows = historyExportRows(filters);
+  return { sql: `select ${HISTORY_COLUMNS} ${rows.sql}`, params: rows.params };
 }
 
 /** A page of a history read and the cursor of the page after it (undefined when no entry follows). */

@@ -7,7 +7,9 @@ import pg from 'pg';
 import { createDatabases } from '../create-databases.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { runScript } from '../run-script.js';
-import { historyExportQuery } from '../../domain/stock-history/stock-history-queries.js';
+import { historyExportRows } from '../../domain/stock-history/stock-history-queries.js';
+import { copyCsvSql, inlineParams } from '../../domain/shared/csv-copy.js';
+import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv.js';
 import { fillCatalog, fillHistory } from './history-fill.js';
 import {
   mb,
@@ -27,8 +29,9 @@ import {
  * line). For each size of BENCH_HISTORY_SIZES (default 100000,10000000; a size the history already exceeds is
  * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
- * the unpaged whole-reason read), a cursor walk, the CSV export against `COPY ... TO STDOUT` of the same rows,
- * the whole-history export with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
+ * against `COPY ... TO STDOUT` of the same rows, as stored and as the export's own statement formats them
+ * (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
  * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
@@ -115,26 +118,38 @@ export async function benchHistory(): Promise<void> {
       }
 
       if (parts.has('exports')) {
-        const exportUrl = `${base}/api/stock-history/export.csv?supplierId=${supplier}`;
-        const copySql = copyOf(historyExportQuery({ supplierId: supplier }));
-        const exportRuns: number[] = [];
-        const copyRuns: number[] = [];
-        for (let i = 0; i < 3; i++) {
-          exportRuns.push((await get(exportUrl.slice(base.length))).ms);
-          copyRuns.push(await timeCopy(databaseUrl, copySql));
-        }
-        const [bestExport, bestCopy] = [Math.min(...exportRuns), Math.min(...copyRuns)];
-        console.log(
-          `export.csv?supplierId (${(size / 20).toLocaleString('en')} rows): best ${secs(bestExport)} vs COPY TO STDOUT ${secs(bestCopy)}: ${(bestCopy / bestExport).toFixed(2)} of COPY`,
-        );
+        const rounds = Math.max(1, Number(process.env.BENCH_HISTORY_EXPORT_ROUNDS ?? 3));
         const rssBefore = web.rss();
         let rssMax = rssBefore;
         const sampler = setInterval(() => (rssMax = Math.max(rssMax, web.rss())), 250);
-        const whole = await get('/api/stock-history/export.csv');
+        for (const [name, filters, rows] of [
+          [`supplierId (${(size / 20).toLocaleString('en')} rows)`, { supplierId: supplier }, size / 20],
+          [`the whole history (${size.toLocaleString('en')} rows)`, {}, size],
+        ] as const) {
+          const query = new URLSearchParams(filters).toString();
+          const copySql = copyOfExportRows(filters);
+          const ownSql = copyCsvSql(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), ',');
+          const exportRuns: number[] = [];
+          const copyRuns: number[] = [];
+          const ownRuns: number[] = [];
+          let bytes = 0;
+          // Alternating rounds: each export next to the COPYs of the same rows, under the same load.
+          for (let i = 0; i < rounds; i++) {
+            const run = await get(`/api/stock-history/export.csv${query ? `?${query}` : ''}`);
+            exportRuns.push(run.ms);
+            bytes = run.bytes;
+            copyRuns.push(await timeCopy(databaseUrl, copySql));
+            ownRuns.push(await timeCopy(databaseUrl, ownSql));
+          }
+          const [exportMs, copyMs, ownMs] = [median(exportRuns), median(copyRuns), median(ownRuns)];
+          const all = (runs: number[]) => runs.map(ms => secs(ms)).join(', ');
+          console.log(
+            `export.csv of ${name}, median of ${rounds}: ${secs(exportMs)} (${mb(bytes)}, ${((exportMs * 1000) / rows).toFixed(2)} µs/row) vs COPY TO STDOUT of the stored columns ${secs(copyMs)}: ${(copyMs / exportMs).toFixed(2)} of COPY; vs COPY of the export's own statement (psql) ${secs(ownMs)}: ${(ownMs / exportMs).toFixed(2)} (rounds ${all(exportRuns)} vs ${all(copyRuns)} vs ${all(ownRuns)})`,
+          );
+        }
         clearInterval(sampler);
-        const wholeCopy = await timeCopy(databaseUrl, copyOf(historyExportQuery({})));
         console.log(
-          `export.csv of the whole history: ${secs(whole.ms)} (${mb(whole.bytes)}) vs COPY ${secs(wholeCopy)}: ${(wholeCopy / whole.ms).toFixed(2)} of COPY; web RSS ${mb(rssBefore)} -> max ${mb(rssMax)} (+${mb(rssMax - rssBefore)})`,
+          `web RSS over the exports: ${mb(rssBefore)} -> max ${mb(rssMax)} (+${mb(rssMax - rssBefore)})`,
         );
       }
       if (!parts.has('rebuild')) continue;
@@ -250,12 +265,18 @@ async function rebuild(base: string, auth: string, worker: BenchProcess, size: n
   }
 }
 
-/** `COPY (<query>) TO STDOUT` of a query with its parameters inlined (ids and dates of the bench only). */
-function copyOf(query: { sql: string; params: unknown[] }): string {
-  let i = 0;
-  const sql = query.sql.replace(/\?/g, () => `'${String(query.params[i++]).replace(/'/g, "''")}'`);
-  return `copy (${sql}) to stdout with (format csv)`;
+/**
+ * The database's own CSV of the export's rows: `COPY (select <the exported columns, as stored> <the export's
+ * from, filters and order>) TO STDOUT` in CSV with a header. It formats nothing, so the export pays for its
+ * cell formatting (timestamps, formula escapes, prices) as well as for its transport.
+ */
+function copyOfExportRows(filters: { supplierId?: string }): string {
+  const columns = `h."timestamp", h.item_id, h.item_name, h.supplier_name, h.change, h.quantity_before,
+    h.quantity_after, h.reason, h.price_at_change, h.created_by`;
+  return `copy (select ${columns} ${inlineParams(historyExportRows(filters))}) to stdout with (format csv, header)`;
 }
+
+const median = (values: number[]) => percentile(values, 50);
 
 /** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
 async function timeCopy(databaseUrl: string, copy: string): Promise<number> {

@@ -174,7 +174,8 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
   });
 
   it('When a stream is still open at the drain deadline, then its socket is destroyed: the client sees a truncated transfer, never a clean end', async () => {
-    // A database of its own: a history large enough to outlast the socket buffers of a client that stops reading.
+    // A database of its own: a history large enough to outlast the socket buffers of a client that stops reading
+    // (about 10 MB: the export is written by COPY, which fills whatever buffers there are at once).
     const databaseUrl = `${TEST_DATABASE_URL}_drain`;
     await createDatabases(databaseUrl);
     const admin = new pg.Client({ connectionString: databaseUrl });
@@ -187,7 +188,7 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
       await app.services.orm.em.fork().execute(
         `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
                                     quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-         select n, gen_random_uuid(), 'Drained item ' || n, null, null, 1, n - 1, n, 'RESTOCK', 1.25,
+         select n, gen_random_uuid(), 'Drained item ' || n || ' ' || repeat('x', 200), null, null, 1, n - 1, n, 'RESTOCK', 1.25,
                 'drain@example.test', timestamptz '2026-01-01' + n * interval '1 second'
            from generate_series(1, 40000) n`,
       );
