@@ -35,6 +35,7 @@ export async function drainOnDoorbell(
     rebuildShared: options.rebuildShared,
     oneStatement: options.oneStatement,
     stopping: options.stopping,
+    runs: services.config.outboxConsumerRuns,
     freed,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
     onBatchError: (error, parts) =>

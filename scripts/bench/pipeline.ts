@@ -42,7 +42,7 @@ import {
  *    BENCH_LAG_ROUNDS windows (3) with their medians.
  * Worker RSS is sampled while it drains.
  *
- * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_LAG_RATE=n runs only
+ * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_DRAIN_AB=NAME=a,b does the same with
@@ -193,6 +193,10 @@ async function benchEventPipeline(): Promise<void> {
       )}`,
     );
 
+    if (process.env.BENCH_DRAIN_ONLY === '1') {
+      await web.stop();
+      return;
+    }
     // 4: lag at half the max write rate, one worker running; 5: again, paced, at half the rate the API reached
     // with the worker running (the whole system's max: at the first rate the 2 cores are saturated).
     const withWorker = await lagRun(pool, write, Math.round(maxRate / 2), env, children);
