@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import pg from 'pg';
 import request from 'supertest';
 import { stringify } from 'csv-stringify/sync';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { createDatabases } from '../../scripts/create-databases.js';
 import { csvWriterOptions } from '../../api/presenters/csv-response.js';
 import { HISTORY_CSV_COLUMNS } from '../../domain/stock-history/history-csv.js';
 import { historyExportQuery, type HistoryFilters } from '../../domain/stock-history/stock-history-queries.js';
@@ -106,11 +105,7 @@ describe('History export written by COPY: byte for byte the CSV writer of the sa
   const itemA = '6f1c2b3a-0000-4000-8000-0000000000a1';
 
   before(async () => {
-    await createDatabases(DATABASE_URL);
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query('drop schema if exists public cascade; create schema public;');
-    await admin.end();
+    await resetTestDatabase(DATABASE_URL);
     app = await startTestApp({ DATABASE_URL });
     user = await createUser(app.services);
     const values: unknown[] = [];

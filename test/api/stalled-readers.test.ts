@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import pg from 'pg';
 import request from 'supertest';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { openStalledReader, type StalledReader } from '../support/stalled-reader.js';
 import { waitFor } from '../support/wait-for.js';
 import { freePort } from '../support/ports.js';
-import { createDatabases } from '../../scripts/create-databases.js';
 
 /** A database of its own: answers of several MB (see stalled-reader.ts) would slow the other suites' lists. */
 const DATABASE_URL = `${TEST_DATABASE_URL}_stalled`;
@@ -54,11 +52,7 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
   };
 
   before(async () => {
-    await createDatabases(DATABASE_URL);
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query('drop schema if exists public cascade; create schema public;');
-    await admin.end();
+    await resetTestDatabase(DATABASE_URL);
     const env = {
       DATABASE_URL,
       REDIS_PREFIX: `stall${randomBytes(4).toString('hex')}`,

@@ -1,11 +1,15 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { expect } from 'chai';
-import pg from 'pg';
-import { apiClient, startTestApp, type ApiClient, type TestApp } from '../support/test-app.js';
+import {
+  apiClient,
+  startTestApp,
+  type ApiClient,
+  type TestApp,
+  resetTestDatabase,
+} from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { waitFor } from '../support/wait-for.js';
-import { createDatabases } from '../../scripts/create-databases.js';
 
 const ROWS = 40_000;
 /** A database of its own: the large history would slow every other suite's unpaged history reads. */
@@ -27,11 +31,7 @@ describe('Unpaged lists and exports stream from a cursor (constant memory, stopp
   let user: TestUser;
 
   before(async () => {
-    await createDatabases(STREAM_DATABASE_URL);
-    const admin = new pg.Client({ connectionString: STREAM_DATABASE_URL });
-    await admin.connect();
-    await admin.query('drop schema if exists public cascade; create schema public;');
-    await admin.end();
+    await resetTestDatabase(STREAM_DATABASE_URL);
     app = await startTestApp({ DATABASE_URL: STREAM_DATABASE_URL });
     client = apiClient(app);
     user = await createUser(app.services, 'ROLE_USER');

@@ -1,5 +1,4 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
-import pg from 'pg';
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { startWorkers } from '../../workers/main.js';
@@ -13,9 +12,8 @@ import { waitForHistorySettled } from '../support/settle.js';
 import { assertChain } from '../support/history.js';
 import { WorkerProcess } from '../support/processes.js';
 import { waitFor } from '../support/wait-for.js';
-import { startTestApp } from '../support/test-app.js';
+import { startTestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
-import { createDatabases } from '../../scripts/create-databases.js';
 
 const WRITES_PER_SECOND = 200;
 const START_QUANTITY = 1000;
@@ -177,11 +175,7 @@ describe('Graceful shutdown under load (SIGTERM, as a platform stops a dyno)', f
     // A database of its own: a history large enough to outlast the socket buffers of a client that stops reading
     // (about 10 MB: the export is written by COPY, which fills whatever buffers there are at once).
     const databaseUrl = `${TEST_DATABASE_URL}_drain`;
-    await createDatabases(databaseUrl);
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query('drop schema if exists public cascade; create schema public;');
-    await admin.end();
+    await resetTestDatabase(databaseUrl);
     const app = await startTestApp({ DATABASE_URL: databaseUrl });
     try {
       const user = await createUser(app.services);

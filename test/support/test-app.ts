@@ -18,10 +18,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Recreates the test database schema from the committed migrations. */
-export async function resetTestDatabase(): Promise<void> {
-  await createDatabases(TEST_DATABASE_URL);
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+/** Creates the database if needed and empties its schema (the app's start applies the migrations). */
+export async function resetTestDatabase(databaseUrl: string = TEST_DATABASE_URL): Promise<void> {
+  await createDatabases(databaseUrl);
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('drop schema if exists public cascade; create schema public;');
