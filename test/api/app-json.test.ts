@@ -21,7 +21,6 @@ const NOT_ASKED = {
   ENQUEUE_TIMEOUT_MS: 'tuning',
   DB_POOL_MAX: 'tuning',
   OUTBOX_SWEEP_INTERVAL_MS: 'tuning',
-  OUTBOX_CONSUMER_RUNS: 'tuning',
   WORKER_LOCK_DURATION_MS: 'tuning',
   WORKER_STALLED_INTERVAL_MS: 'tuning',
   WORKER_CONCURRENCY: 'tuning',
