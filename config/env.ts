@@ -40,8 +40,6 @@ export interface Config {
   readonly dbPoolMax: number;
   /** How often each worker process sweeps the outbox for consumers still pending (ms). */
   readonly outboxSweepIntervalMs: number;
-  /** Runs of one outbox consumer at once across all worker processes (drainConsumer's run slots). */
-  readonly outboxConsumerRuns: number;
   /** BullMQ lock duration and stalled-check interval: how fast a job of a killed worker runs again. */
   readonly workerLockDurationMs: number;
   readonly workerStalledIntervalMs: number;
@@ -201,14 +199,6 @@ const schema = Joi.object({
     .max(600000)
     .default(1000)
     .description('how often each worker process rings the doorbells of consumers with events still pending'),
-  OUTBOX_CONSUMER_RUNS: Joi.number()
-    .integer()
-    .min(1)
-    .max(16)
-    .default(1)
-    .description(
-      'runs of one outbox consumer that apply events at once across all worker processes; more worker processes add runs up to this (on 2 cores, 1: parallel runs cost more CPU per event than they add)',
-    ),
   WORKER_LOCK_DURATION_MS: Joi.number()
     .integer()
     .min(1000)
@@ -387,7 +377,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     enqueueTimeoutMs: v.ENQUEUE_TIMEOUT_MS,
     dbPoolMax: v.DB_POOL_MAX,
     outboxSweepIntervalMs: v.OUTBOX_SWEEP_INTERVAL_MS,
-    outboxConsumerRuns: v.OUTBOX_CONSUMER_RUNS,
     workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,

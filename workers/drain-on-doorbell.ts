@@ -35,7 +35,6 @@ export async function drainOnDoorbell(
     rebuildShared: options.rebuildShared,
     oneStatement: options.oneStatement,
     stopping: options.stopping,
-    runs: services.config.outboxConsumerRuns,
     freed,
     onBacklog: () => void ringDoorbells(services.queues, [consumer]),
     onBatchError: (error, parts) =>

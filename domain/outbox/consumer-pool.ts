@@ -19,18 +19,8 @@ const pools = new WeakMap<object, Promise<pg.Pool>>();
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
-/**
- * A consumer connection whose worker machine vanished (no FIN) would keep its run slot and partitions until the
- * server notices; TCP keepalives on the server's side notice within about half a minute (ignored on a Unix
- * socket, where a dead process closes its end at once).
- */
-const DEAD_CLIENT_CHECK = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
-
-/**
- * Per process: a run per consumer, each with its run slot's connection and a statement at a time, and a look
- * or two besides.
- */
-const CONSUMER_CONNECTIONS = 10;
+/** Statements of the consumers' runs at once per process (a run per consumer) and a look or two besides. */
+const CONSUMER_CONNECTIONS = 8;
 
 /**
  * The pool of the outbox consumers' batches: the ORM's connection settings and type parsers (the same rows as
@@ -48,8 +38,7 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
         maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
         min: 0,
         max: CONSUMER_CONNECTIONS,
-        options: `${GENERIC_PLANS} ${DEAD_CLIENT_CHECK}`,
-        keepAlive: true,
+        options: GENERIC_PLANS,
         // A consumer's batches wait for their partitions and the rebuild lock as long as it takes.
         lock_timeout: 0,
         application_name: 'stockroom-consumer',

@@ -4,7 +4,6 @@ import { ASYNC_COMMIT_SQL, NO_LOCK_TIMEOUT_SQL, type OutboxConsumer } from './co
 import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
 import { CUSTOM_PLANS_SQL } from './plan-settings.js';
 import { consumerPool } from './consumer-pool.js';
-import { takeRunSlot } from './run-slot.js';
 import {
   nativePool,
   nativeTransaction,
@@ -96,11 +95,6 @@ export interface DrainOptions {
   oneStatement?: OneStatementBatch;
   /** Aborted at shutdown: the run ends between batches (each commits whole); the rest stays pending. */
   stopping?: AbortSignal;
-  /**
-   * Runs of this consumer that may apply batches at once across all worker processes (run-slot.ts); a run
-   * waits for a slot before its first batch. Unset: no limit.
-   */
-  runs?: number;
 }
 
 export interface DrainResult {
@@ -148,23 +142,6 @@ export async function drainConsumer(
   consumer: OutboxConsumer,
   apply: ConsumerBatch,
   options: DrainOptions = {},
-): Promise<DrainResult> {
-  if (options.runs === undefined) return drainRun(em, consumer, apply, options);
-  const slot = await takeRunSlot(await consumerPool(em), consumer, options.runs, options.stopping);
-  if (slot === undefined) return { applied: 0, batches: 0, failed: 0 };
-  try {
-    return await drainRun(em, consumer, apply, options);
-  } finally {
-    await slot.release();
-  }
-}
-
-/** One run of drainConsumer (in its run slot, when it has one). */
-async function drainRun(
-  em: EntityManager,
-  consumer: OutboxConsumer,
-  apply: ConsumerBatch,
-  options: DrainOptions,
 ): Promise<DrainResult> {
   if (apply.held === undefined) return drain(em, consumer, apply, options);
   // The run keeps one connection: its session advisory locks hold the partitions between the two statements.
