@@ -72,9 +72,7 @@ export class RowStreams {
    * the cursor (the query stops) and releases the connection.
    */
   async open<T>(query: SqlPart, map: (row: any) => T): Promise<Readable> {
-    if (this.leased >= this.max)
-      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
-    this.leased += 1;
+    this.lease();
     return this.firstThenRest(this.batches(query, map));
   }
 
@@ -88,9 +86,7 @@ export class RowStreams {
    * collection, so fewer layers hold the process's memory flat.
    */
   async copyOut(copy: string): Promise<Readable> {
-    if (this.leased >= this.max)
-      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
-    this.leased += 1;
+    this.lease();
     let client: pg.PoolClient | undefined;
     let released = false;
     const release = (error?: Error) => {
@@ -103,8 +99,7 @@ export class RowStreams {
     };
     try {
       client = await this.pool.connect();
-      await client.query('begin read only');
-      await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+      await beginStream(client);
       // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
       await client.query(`set local client_connection_check_interval = '1s'`);
       const out: Readable = client.query(copyTo(copy));
@@ -129,6 +124,13 @@ export class RowStreams {
     }
   }
 
+  /** Takes one of the pool's `max` leases, or answers 503 with Retry-After at once when all are out. */
+  private lease(): void {
+    if (this.leased >= this.max)
+      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
+    this.leased += 1;
+  }
+
   /** Resolves once `source` yields its first item (or ends); the readable yields it and the rest. */
   private async firstThenRest<T>(source: AsyncGenerator<T, void, undefined>) {
     const first = await source.next();
@@ -149,8 +151,7 @@ export class RowStreams {
       const client = await this.pool.connect();
       let finished = false;
       try {
-        await client.query('begin read only');
-        await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
+        await beginStream(client);
         const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
         for (;;) {
           const rows = await cursor.read(BATCH_ROWS);
@@ -174,6 +175,12 @@ export class RowStreams {
   async close(): Promise<void> {
     await this.pool.end().catch(() => undefined);
   }
+}
+
+/** A stream's transaction: read only, every statement bounded by STREAM_STATEMENT_TIMEOUT. */
+async function beginStream(client: pg.PoolClient): Promise<void> {
+  await client.query('begin read only');
+  await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
 }
 
 /**
