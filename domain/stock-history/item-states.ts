@@ -42,12 +42,8 @@ export class ItemStates {
 
   /** The slot of the item whose uuid is the 16 bytes at `offset`, added when new. */
   slotAt(bytes: Buffer, offset: number): number {
-    const a = bytes.readInt32BE(offset);
-    const b = bytes.readInt32BE(offset + 4);
-    const c = bytes.readInt32BE(offset + 8);
-    const d = bytes.readInt32BE(offset + 12);
-    const slot = this.table[this.cellOf(a, b, c, d)] - 1;
-    return slot >= 0 ? slot : this.add(a, b, c, d, bytes.toString('hex', offset, offset + 16));
+    const slot = this.table[this.cellAt(bytes, offset)] - 1;
+    return slot >= 0 ? slot : this.add(bytes, offset);
   }
 
   /** The slot of an item by its id, added when new. */
@@ -57,14 +53,7 @@ export class ItemStates {
 
   /** The slot of an item by its id; -1 when the history has said nothing of it. */
   find(itemId: string): number {
-    const bytes = uuidBytes(itemId);
-    const cell = this.cellOf(
-      bytes.readInt32BE(0),
-      bytes.readInt32BE(4),
-      bytes.readInt32BE(8),
-      bytes.readInt32BE(12),
-    );
-    return this.table[cell] - 1;
+    return this.table[this.cellAt(uuidBytes(itemId), 0)] - 1;
   }
 
   sum(slot: number): number {
@@ -116,21 +105,27 @@ export class ItemStates {
     return [...this.found.values()].flatMap(kinds => [...kinds.values()]);
   }
 
-  private add(a: number, b: number, c: number, d: number, hex: string): number {
+  private add(bytes: Buffer, offset: number): number {
     const slot = this.ids.length;
     if ((slot + 1) * 2 > this.table.length) this.grow();
-    const k = slot * 4;
-    this.keys[k] = a;
-    this.keys[k + 1] = b;
-    this.keys[k + 2] = c;
-    this.keys[k + 3] = d;
-    this.ids.push(formatUuid(hex));
+    for (let word = 0; word < 4; word++) this.keys[slot * 4 + word] = bytes.readInt32BE(offset + 4 * word);
+    this.ids.push(formatUuid(bytes.toString('hex', offset, offset + 16)));
     this.lastPrice.push(null);
     this.sums[slot] = 0;
     this.afters[slot] = NaN;
     this.entryIds[slot] = NaN;
     this.place(slot);
     return slot;
+  }
+
+  /** cellOf the uuid whose 16 bytes are at `offset`. */
+  private cellAt(bytes: Buffer, offset: number): number {
+    return this.cellOf(
+      bytes.readInt32BE(offset),
+      bytes.readInt32BE(offset + 4),
+      bytes.readInt32BE(offset + 8),
+      bytes.readInt32BE(offset + 12),
+    );
   }
 
   /** The cell holding the uuid's slot, or the empty cell where it would go (linear probing). */
