@@ -29,7 +29,8 @@ import {
  *
  * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
  *    which also leaves the backlog (>= 10,000 events at today's rates);
- * 2. drain: ONE worker process (started before the writes, stopped while they run) goes on; events/s per
+ * 2. drain: ONE worker process (started before the writes, warmed up on a short backlog of BENCH_WARM_UP_SECONDS
+ *    (3) of writes, stopped while the measured backlog is written) goes on; events/s per
  *    consumer from the first marker set to its last, and the ratio to the max write rate of the same round
  *    (goal: >= 5x, one worker keeps up with five web processes);
  * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
@@ -115,8 +116,15 @@ async function benchEventPipeline(): Promise<void> {
      * by them: prints the write rate (as `rateLabel`) and the drain's report.
      */
     const backlogDrain = async (processes: number, workerEnv: Record<string, string>, rateLabel: string) => {
-      await vacuum(pool);
       const workers = await startStopped(processes, workerEnv, children);
+      // Warm-up: a short backlog drained by the same processes (JIT, connections, prepared statements), as
+      // a worker that has run for a while is; then stopped again for the measured one.
+      if (WARM_UP_SECONDS > 0) {
+        await write(undefined, WARM_UP_SECONDS);
+        await drain(pool, await maxEventId(pool), workers, 'warm-up');
+        for (const worker of workers) worker.signalNode('SIGSTOP');
+      }
+      await vacuum(pool);
       const mark = await maxEventId(pool);
       const backlog = await write();
       console.log(`${rateLabel}: ${backlog.rate.toFixed(0)} changes/s (${backlog.failures} non-2xx)`);
@@ -210,6 +218,9 @@ async function benchEventPipeline(): Promise<void> {
     await pool.end();
   }
 }
+
+/** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 
 /** Paced lag windows per lag phase (BENCH_LAG_ROUNDS). */
 const LAG_ROUNDS = Number(process.env.BENCH_LAG_ROUNDS ?? 3);
@@ -407,7 +418,14 @@ async function startStopped(
  * marker is set. A consumer's rate is its events over the time from the first marker any consumer set (the
  * workers began) to its own last marker, both read from the database clock.
  */
-async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Promise<DrainRun> {
+async function drain(
+  pool: pg.Pool,
+  mark: string,
+  started: BenchProcess[],
+  phase: 'measured' | 'warm-up' = 'measured',
+): Promise<DrainRun> {
+  // A warm-up drain leaves its processes running and prints nothing.
+  const statements = phase === 'measured' ? await statementStats(pool) : undefined;
   const cpuBefore = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
   for (const worker of started) worker.signalNode('SIGCONT');
   let peakRssMb = 0;
@@ -439,7 +457,7 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
     clearInterval(sampler);
   }
   const cpuAfter = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
-  await Promise.all(started.map(child => child.stop()));
+  if (phase === 'measured') await Promise.all(started.map(child => child.stop()));
   const sum = (f: (i: number) => number) => started.reduce((total, _, i) => total + f(i), 0);
   const { rows } = await pool.query<{ consumer: string; n: string; first: number; last: number }>(
     `with t as (select c.consumer, extract(epoch from x.done_at) as at
@@ -448,6 +466,7 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
      select consumer, count(*) as n, (select min(at) from t) as first, max(at) as last from t group by consumer`,
     [mark],
   );
+  await statements?.print(Number(rows[0]?.n ?? 0));
   const rates: Record<string, number> = {};
   const seconds: Record<string, number> = {};
   for (const r of rows) {
@@ -466,6 +485,37 @@ async function drain(pool: pg.Pool, mark: string, started: BenchProcess[]): Prom
     peakRssMb,
     lockWaitShare: active === 0 ? 0 : waiting / active,
     lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 4),
+  };
+}
+
+/**
+ * When the bench's PostgreSQL loads pg_stat_statements (BENCH_DATABASE_URL pointing at a server of your own with
+ * `shared_preload_libraries = 'pg_stat_statements'`): resets its counters, and `print` lists the statements that
+ * took most of the server's time since, per event drained (calls, execution and planning time), so that one and
+ * two worker processes can be compared statement by statement. Undefined when the library is not loaded.
+ */
+async function statementStats(pool: pg.Pool): Promise<{ print(events: number): Promise<void> } | undefined> {
+  const { rows } = await pool.query<{ loaded: boolean }>(
+    "select current_setting('shared_preload_libraries') like '%pg_stat_statements%' as loaded",
+  );
+  if (!rows[0].loaded) return undefined;
+  await pool.query('create extension if not exists pg_stat_statements');
+  await pool.query('select pg_stat_statements_reset()');
+  return {
+    print: async events => {
+      const top = await pool.query<{ calls: string; exec: number; plan: number; q: string }>(
+        `select calls, total_exec_time as exec, total_plan_time as plan,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 70) as q
+           from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+          order by total_exec_time + total_plan_time desc limit 8`,
+      );
+      const per = (value: number) => ((value * 1000) / Math.max(events, 1)).toFixed(1);
+      console.log(`  PostgreSQL statements per event (pg_stat_statements; ${events} events):`);
+      for (const r of top.rows)
+        console.log(
+          `    ${(Number(r.calls) / Math.max(events, 1)).toFixed(3)} calls, exec ${per(r.exec)} µs, plan ${per(r.plan)} µs: ${r.q}`,
+        );
+    },
   };
 }
 
