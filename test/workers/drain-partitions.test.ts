@@ -121,4 +121,36 @@ describe('Consumer batches over the outbox partitions', () => {
     resolveFreed();
     expect(await run!).to.include({ applied: 1, failed: 0 });
   });
+
+  it('When events keep coming a little apart, then one run goes on applying them instead of ending at each gap', async () => {
+    const em = testApp().services.orm.em.fork();
+    await drainHistory(em);
+    const items = await itemsInEveryPartition(em);
+
+    // Twenty events, one every 10 ms (gaps far shorter than RUN_LINGER_MS), written while ONE run drains: a run
+    // that ended as soon as a take found nothing would apply the first one or two and leave the rest to
+    // doorbell jobs. A slow machine may stretch a gap past the linger once, so half is the bound.
+    const writer = (async () => {
+      for (let i = 0; i < 20; i++) {
+        await restock(em.fork(), items[i % items.length], 1);
+        await new Promise(resolve => setTimeout(resolve, 10));
+      }
+    })();
+    await waitFor(
+      async () => {
+        const [row] = await em.execute<{ n: string }[]>(
+          `select count(*) as n from outbox_event o where aggregate_id in (?) and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}`,
+          [items],
+        );
+        return Number(row.n) > 0;
+      },
+      10000,
+      'the first event',
+    );
+    const run = await drainHistory(em.fork());
+    await writer;
+    expect(run.failed).to.equal(0);
+    expect(run.applied).to.be.at.least(10);
+    await drainHistory(em);
+  });
 });
