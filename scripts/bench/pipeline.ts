@@ -262,6 +262,7 @@ async function lagRun(
   const from = await lagStart(pool);
   for (const evenly of windows) {
     const mark = await maxEventId(pool);
+    const statements = await statementStats(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
     const achieved = await write(rate, lagSeconds, evenly);
     await waitDrained(pool);
@@ -298,6 +299,7 @@ async function lagRun(
         `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB`,
     );
     if (evenly) await printDoorbellJobs(env);
+    await statements?.print(events);
   }
 
   if (paced > 1) {
