@@ -9,6 +9,7 @@ import type { WacState } from './wac.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
 import { DAY_NAMES, LATEST, stageDayRows, SUMS, writeItemStates } from './write-rollups.js';
 import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
+import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
 
 export interface RebuildResult {
   items: number;
@@ -28,6 +29,7 @@ const ROLLUP_TABLES = [
   'analytics_item_supplier',
   'analytics_supplier_day',
   'analytics_supplier_month',
+  ...REASON_ROLLUP_TABLES,
 ];
 
 /**
@@ -196,6 +198,7 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
            (array_agg(item_name order by event_id desc))[1], count(*),
            sum(greatest(change, 0)), sum(greatest(-change, 0))
     from (${sourceSql()}) s group by 1, 2, 3, 4 order by 2, 1`);
+  await deriveReasonRollups(sql);
   await onProgress(95);
   await sql(`
     insert into analytics_user_day (day, supplier_key, created_by, entries)
