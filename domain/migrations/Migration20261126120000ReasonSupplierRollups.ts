@@ -8,7 +8,7 @@ const SUMS = `entries bigint not null, increase bigint not null, decrease bigint
  * the shared rollups (`hashtext(item id) & 15`, the items' outbox partition: two consumer runs never write the
  * same row; migration RollupSlots). `analytics_reason_day` holds a row per (item, day, supplier, reason), so a
  * window read every item's rows of its days; these hold at most suppliers x reasons x 16 rows a day. Back-filled
- * from `analytics_reason_day`.
+ * from `analytics_reason_day` in slot 0, as the rebuild derives them.
  */
 export class Migration20261126120000ReasonSupplierRollups extends Migration {
   override up(): void {
@@ -22,13 +22,12 @@ export class Migration20261126120000ReasonSupplierRollups extends Migration {
         ${SUMS}, primary key (day, reason, slot))`);
     this.addSql(`
       insert into analytics_reason_supplier_day
-      select supplier_key, day, reason, (hashtext(item_id::text) & 15)::smallint,
-             sum(entries), sum(increase), sum(decrease)
-      from analytics_reason_day group by 1, 2, 3, 4`);
+      select supplier_key, day, reason, 0, sum(entries), sum(increase), sum(decrease)
+      from analytics_reason_day group by 1, 2, 3`);
     this.addSql(`
       insert into analytics_reason_total_day
-      select day, reason, slot, sum(entries), sum(increase), sum(decrease)
-      from analytics_reason_supplier_day group by 1, 2, 3`);
+      select day, reason, 0, sum(entries), sum(increase), sum(decrease)
+      from analytics_reason_supplier_day group by 1, 2`);
   }
 
   override down(): void {
