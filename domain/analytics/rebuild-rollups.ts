@@ -10,6 +10,7 @@ import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
 import { DAY_NAMES, LATEST, stageDayRows, SUMS, writeItemStates } from './write-rollups.js';
 import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
 import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
+import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
 
 export interface RebuildResult {
   items: number;
@@ -30,6 +31,7 @@ const ROLLUP_TABLES = [
   'analytics_supplier_day',
   'analytics_supplier_month',
   ...REASON_ROLLUP_TABLES,
+  ...BUCKET_TOTAL_TABLES,
 ];
 
 /**
@@ -192,6 +194,7 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
   );
   await onProgress(85);
   await deriveActivityRollups(sql);
+  await deriveBucketTotals(sql);
   await sql(`
     insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
     select item_id, day, coalesce(supplier_id, '${NO_SUPPLIER}'), reason,

@@ -8,6 +8,7 @@ import {
   supplierBucketUpserts,
 } from './activity-rollups.js';
 import { reasonRollupUpserts } from './reason-rollups.js';
+import { bucketTotalUpserts } from './bucket-totals.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
 
 export const dayJson = (r: DayRow) => ({
@@ -154,11 +155,11 @@ export function foldWritesSql(markers: string, check: string, tail = ''): string
     `w2 as (${REASON_UPSERT('rs')} returning 1)`,
     `w3 as (${ITEM_STATE_UPSERT('$4')} returning 1)`,
     `w4 as (${USER_UPSERT('$3')} returning 1)`,
-    ...[...supplierBucketUpserts('x'), ...reasonRollupUpserts('rs')].map(
+    ...[...supplierBucketUpserts('x'), ...reasonRollupUpserts('rs'), ...bucketTotalUpserts('x')].map(
       (statement, i) => `w${5 + i} as (${statement} returning 1)`,
     ),
   ];
-  const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8'];
+  const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'w9', 'w10'];
   return `with ${parts.join(',\n')}, ${markers}
           select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`;
 }
