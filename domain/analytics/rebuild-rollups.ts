@@ -9,6 +9,8 @@ import type { WacState } from './wac.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
 import { DAY_NAMES, LATEST, stageDayRows, SUMS, writeItemStates } from './write-rollups.js';
 import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
+import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
+import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
 
 export interface RebuildResult {
   items: number;
@@ -28,6 +30,8 @@ const ROLLUP_TABLES = [
   'analytics_item_supplier',
   'analytics_supplier_day',
   'analytics_supplier_month',
+  ...REASON_ROLLUP_TABLES,
+  ...BUCKET_TOTAL_TABLES,
 ];
 
 /**
@@ -190,12 +194,14 @@ async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<v
   );
   await onProgress(85);
   await deriveActivityRollups(sql);
+  await deriveBucketTotals(sql);
   await sql(`
     insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
     select item_id, day, coalesce(supplier_id, '${NO_SUPPLIER}'), reason,
            (array_agg(item_name order by event_id desc))[1], count(*),
            sum(greatest(change, 0)), sum(greatest(-change, 0))
     from (${sourceSql()}) s group by 1, 2, 3, 4 order by 2, 1`);
+  await deriveReasonRollups(sql);
   await onProgress(95);
   await sql(`
     insert into analytics_user_day (day, supplier_key, created_by, entries)

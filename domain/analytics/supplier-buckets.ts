@@ -9,7 +9,8 @@ const LAST_MONTH = `${SUPPORTED_DATES.max.slice(0, 7)}-01`;
  * The supplier bucket rows that cover the inclusive day range exactly: its whole months from
  * `analytics_supplier_month`, its ragged ends from `analytics_supplier_day`. Each row has `period` (its day or
  * month start; both lie in the same month) and the columns asked for. A year reads about 12 x suppliers month
- * rows plus the days of at most two partial months, however many events the year holds.
+ * rows plus the days of at most two partial months, however many events the year holds (x 16 slots at most);
+ * without a supplier, the totals' rows of all suppliers.
  */
 export function supplierBuckets(
   columns: string[],
@@ -27,13 +28,17 @@ export function supplierBuckets(
       : monthOf(addDays(monthOf(range.start), 31));
   const [from, to] = fullFrom < fullTo ? [fullFrom, fullTo] : [range.start, range.start];
   const cols = columns.join(', ');
+  // Without a supplier: the totals over all suppliers (bucket-totals.ts), 16 rows a day or month at most.
+  const [months, days, supplier, params] =
+    supplierId === null
+      ? ['analytics_total_month', 'analytics_total_day', '', []]
+      : ['analytics_supplier_month', 'analytics_supplier_day', 'and supplier_key = ?::uuid', [supplierId]];
   return {
-    sql: `select month as period, ${cols} from analytics_supplier_month
-          where month >= ?::date and month < ?::date and (?::uuid is null or supplier_key = ?::uuid)
+    sql: `select month as period, ${cols} from ${months}
+          where month >= ?::date and month < ?::date ${supplier}
           union all
-          select day as period, ${cols} from analytics_supplier_day
-          where day between ?::date and ?::date and not (day >= ?::date and day < ?::date)
-            and (?::uuid is null or supplier_key = ?::uuid)`,
-    params: [from, to, supplierId, supplierId, range.start, range.end, from, to, supplierId, supplierId],
+          select day as period, ${cols} from ${days}
+          where day between ?::date and ?::date and not (day >= ?::date and day < ?::date) ${supplier}`,
+    params: [from, to, ...params, range.start, range.end, from, to, ...params],
   };
 }

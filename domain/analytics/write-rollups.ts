@@ -7,6 +7,8 @@ import {
   runningCountsUpdate,
   supplierBucketUpserts,
 } from './activity-rollups.js';
+import { reasonRollupUpserts } from './reason-rollups.js';
+import { bucketTotalUpserts } from './bucket-totals.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
 
 export const dayJson = (r: DayRow) => ({
@@ -149,12 +151,15 @@ export function foldWritesSql(markers: string, check: string, tail = ''): string
      ).join(', ')} returning 1)`,
     `w0 as (${runningCountsUpdate('x')} returning 1)`,
     `w1 as (${pairTotalsUpsert('x')} returning 1)`,
-    `w2 as (${REASON_UPSERT('$2')} returning 1)`,
+    `rs as materialized (select * from ${reasonRows('$2')})`,
+    `w2 as (${REASON_UPSERT('rs')} returning 1)`,
     `w3 as (${ITEM_STATE_UPSERT('$4')} returning 1)`,
     `w4 as (${USER_UPSERT('$3')} returning 1)`,
-    ...supplierBucketUpserts('x').map((statement, i) => `w${5 + i} as (${statement} returning 1)`),
+    ...[...supplierBucketUpserts('x'), ...reasonRollupUpserts('rs'), ...bucketTotalUpserts('x')].map(
+      (statement, i) => `w${5 + i} as (${statement} returning 1)`,
+    ),
   ];
-  const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+  const written = ['d', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'w9', 'w10'];
   return `with ${parts.join(',\n')}, ${markers}
           select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`;
 }
@@ -167,10 +172,14 @@ export const foldWritesParams = (folds: FoldResult[]): unknown[] => [
   JSON.stringify(itemStates(folds)),
 ];
 
-const REASON_UPSERT = (param: string) => `
+/** Reason rows sent as a JSON parameter, read back with the columns of `analytics_reason_day`. */
+const reasonRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(item_id uuid, day date,
+  supplier_key uuid, reason varchar, item_name varchar, entries int, increase bigint, decrease bigint)`;
+
+/** Upsert of the reason deltas of `source` (rows with the columns of `analytics_reason_day`). */
+const REASON_UPSERT = (source: string) => `
   insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
-  select * from jsonb_to_recordset(${param}::jsonb) as x(item_id uuid, day date, supplier_key uuid, reason varchar,
-    item_name varchar, entries int, increase bigint, decrease bigint)
+  select item_id, day, supplier_key, reason, item_name, entries, increase, decrease from ${source}
   on conflict (item_id, day, supplier_key, reason) do update set
     item_name = excluded.item_name,
     entries = analytics_reason_day.entries + excluded.entries,

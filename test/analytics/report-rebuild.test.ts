@@ -60,6 +60,10 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
         );
         await em().execute('delete from analytics_supplier_day');
         await em().execute('update analytics_item_supplier set entries = entries + 2');
+        await em().execute('update analytics_reason_total_day set increase = increase + 3');
+        await em().execute('delete from analytics_reason_supplier_day');
+        await em().execute('update analytics_total_month set qty_in = qty_in + 4, cogs_cost = cogs_cost + 2');
+        await em().execute('delete from analytics_total_day');
 
         const res = await api()
           .post('/api/admin/reports/rebuild')
@@ -111,6 +115,24 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
         ),
         items: await read('select * from analytics_item order by item_id'),
         pairs: await read('select * from analytics_item_supplier order by item_id, supplier_key'),
+        reasonsBySupplier: await read(
+          `select supplier_key, day::text, reason, sum(entries)::text, sum(increase)::text, sum(decrease)::text
+           from analytics_reason_supplier_day group by 1, 2, 3 order by 1, 2, 3`,
+        ),
+        reasonTotals: await read(
+          `select day::text, reason, sum(entries)::text, sum(increase)::text, sum(decrease)::text
+           from analytics_reason_total_day group by 1, 2 order by 1, 2`,
+        ),
+        totalDays: await read(
+          `select day::text, sum(entries)::text, sum(qty_in)::text, sum(qty_out)::text, sum(cogs_cost)::text,
+                  sum(purchases_cost)::text, sum(write_off_cost)::text, sum(returns_in_cost)::text
+           from analytics_total_day group by 1 order by 1`,
+        ),
+        totalMonths: await read(
+          `select month::text, sum(entries)::text, sum(qty_in)::text, sum(qty_out)::text, sum(cogs_cost)::text,
+                  sum(purchases_cost)::text, sum(write_off_cost)::text, sum(returns_in_cost)::text
+           from analytics_total_month group by 1 order by 1`,
+        ),
         months: await read(
           `select month::text, supplier_key, sum(entries)::text, sum(cogs_cost)::text, sum(purchases_cost)::text
            from analytics_supplier_month group by 1, 2 order by 1, 2`,

@@ -96,6 +96,25 @@ export async function compareAll(em: EntityManager, built: Built, p: Probe): Pro
   expect(await reasonBreakdown(em, range, { supplierId: s, itemName }), `X1 ${ctx}`).to.deep.equal(
     oracle.reasonBreakdown(start, end, supplier, itemName ?? undefined),
   );
+  // Without a supplier the buckets are read from their totals over all suppliers: every time as well.
+  if (supplier !== undefined) {
+    const all = `window ${start}..${end} supplier -`;
+    expect(await monthlyStockMovement(em, range, null), `N6 ${all}`).to.deep.equal(
+      oracle.monthlyMovement(start, end, undefined),
+    );
+    expect(await financialSummary(em, range, null), `N11 ${all}`).to.deep.equal(
+      oracle.financial(start, end, undefined),
+    );
+  }
+  expect(await dashboardSummary(em, range, null), `N9 window ${start}..${end} supplier -`).to.deep.equal(
+    oracle.summary(start, end),
+  );
+  // Without an item name X1 reads the reason totals of all suppliers or of one: both, every time.
+  for (const supplierId of [null, sid])
+    expect(
+      await reasonBreakdown(em, range, { supplierId, itemName: null }),
+      `X1 without an item name ${start}..${end} supplier ${supplierId ?? '-'}`,
+    ).to.deep.equal(oracle.reasonBreakdown(start, end, supplierId ?? undefined));
   expect(await changesByEmployee(em, p.granularity, range, s), `X2 ${ctx}`).to.deep.equal(
     oracle.byEmployee(p.granularity, start, end, supplier),
   );

@@ -1,0 +1,54 @@
+import type { SqlRun } from '../shared/native-transaction.js';
+import { rollupSlot } from './activity-rollups.js';
+
+/**
+ * The reason totals that stay the same size however many items move on a day (migration
+ * ReasonSupplierRollups): per (supplier, day, reason, slot) and per (day, reason, slot). The consumer merges each
+ * batch's reason rows into them, in its items' slots; the rebuild derives them from `analytics_reason_day` in
+ * slot 0 (the consumer is excluded meanwhile, and readers sum over the slots). The reason breakdown reads them
+ * when it has no item-name filter.
+ */
+const REASON_TABLES = [
+  { table: 'analytics_reason_supplier_day', key: ['supplier_key', 'day', 'reason'] },
+  { table: 'analytics_reason_total_day', key: ['day', 'reason'] },
+];
+
+export const REASON_ROLLUP_TABLES = REASON_TABLES.map(t => t.table);
+
+const SUMS = ['entries', 'increase', 'decrease'];
+
+/** Sums of `source` per key of `target` and slot (an expression over `source`), in key order. */
+const reasonSums = ({ key }: (typeof REASON_TABLES)[number], source: string, slot: string) => `
+  select ${key.join(', ')}, ${slot}, ${SUMS.map(c => `sum(${c})`).join(', ')}
+  from ${source} group by ${key.map((_, i) => i + 1).join(', ')}, ${key.length + 1}
+  order by ${key.map((_, i) => i + 1).join(', ')}, ${key.length + 1}`;
+
+/** Upserts of both reason rollups from the reason deltas in `source` (CTE-able), in key order. */
+export const reasonRollupUpserts = (source: string): string[] =>
+  REASON_TABLES.map(
+    target => `
+      insert into ${target.table} as t (${target.key.join(', ')}, slot, ${SUMS.join(', ')})
+      ${reasonSums(target, source, rollupSlot('item_id'))}
+      on conflict (${target.key.join(', ')}, slot) do update set
+      ${SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
+  );
+
+/**
+ * The rebuild's derivation of both reason rollups from the (complete) `analytics_reason_day` rows, in slot 0:
+ * the supplier rows from them, the all-supplier rows from the (fewer) supplier rows. Its aggregate of every
+ * reason row gets the memory to stay in one pass (with the default `work_mem` it spilled to disk and took 3x as
+ * long); the transaction's setting is restored after.
+ */
+export async function deriveReasonRollups(sql: SqlRun): Promise<void> {
+  const [bySupplier, total] = REASON_TABLES;
+  const insert = (target: (typeof REASON_TABLES)[number], source: string) =>
+    sql(
+      `insert into ${target.table} (${target.key.join(', ')}, slot, ${SUMS.join(', ')})
+       ${reasonSums(target, source, '0')}`,
+    );
+  const [{ mem }] = await sql<{ mem: string }>("select current_setting('work_mem') as mem");
+  await sql("set local work_mem = '64MB'");
+  await insert(bySupplier, 'analytics_reason_day');
+  await sql("select set_config('work_mem', $1, true)", [mem]);
+  await insert(total, bySupplier.table);
+}
