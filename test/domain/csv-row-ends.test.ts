@@ -1,18 +1,15 @@
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { expect } from 'chai';
-import { csvRowEnds } from '../../domain/shared/csv-copy.js';
+import { CopyOutCsvRows } from '../../domain/shared/csv-copy-out.js';
 
 /** Rows as COPY writes them for copyCsvSql (an empty last column: each row ends with the delimiter and LF). */
-const copyRows = (d: string) =>
-  [
-    `a${d}b${d}\n`,
-    `"x${d}""\n"${d}y${d}\n`,
-    `"${d}"${d}"\n${d}\n"${d}\n`,
-    `${d}${d}\n`,
-    `"""quoted"""${d}"line\r\nend"${d}\n`,
-    `last${d}"${d}\n${d}"${d}\n`,
-  ].join('');
+const copyRows = (d: string) => [
+  `a${d}b${d}\n`,
+  `"x${d}""\n"${d}y${d}\n`,
+  `"${d}"${d}"\n${d}\n"${d}\n`,
+  `${d}${d}\n`,
+  `"""quoted"""${d}"line\r\nend"${d}\n`,
+  `last${d}"${d}\n${d}"${d}\n`,
+];
 
 /** The rows the writer writes: CRLF row ends, cells unchanged. */
 const writerRows = (d: string) =>
@@ -25,31 +22,83 @@ const writerRows = (d: string) =>
     `last${d}"${d}\n${d}"\r\n`,
   ].join('');
 
-async function through(chunks: Buffer[], delimiter: string): Promise<string> {
-  // Copies: the step writes into the chunks it is given.
-  const source = Readable.from(
-    chunks.map(c => Buffer.from(c)),
-    { objectMode: false },
-  );
-  return (await buffer(source.pipe(csvRowEnds(Buffer.from('HEAD\r\n'), delimiter)))).toString('utf8');
+/** One protocol message: its code, its length (itself included) and its payload. */
+function message(code: string, payload: Buffer | string = Buffer.alloc(0)): Buffer {
+  const body = Buffer.from(payload);
+  const header = Buffer.alloc(5);
+  header.write(code, 0, 'latin1');
+  header.writeUInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
 }
 
-describe('COPY row ends -> CRLF (csvRowEnds)', () => {
+/** What the backend sends for COPY TO STDOUT of `rows`, then what follows it (CommandComplete, ReadyForQuery). */
+const AFTER = Buffer.concat([message('C', 'COPY 6\0'), message('Z', 'I')]);
+const copyOut = (rows: string[]) =>
+  Buffer.concat([
+    message('H', Buffer.from([0, 0, 11, ...Array<number>(22).fill(0)])),
+    message('N', 'a notice\0'),
+    ...rows.map((row, i) =>
+      i === 2 ? Buffer.concat([message('S', 'a\0b\0'), message('d', row)]) : message('d', row),
+    ),
+    message('c'),
+    AFTER,
+  ]);
+
+/** Decodes `chunks` (copies: the decoder rewrites them) into the rows' bytes and what followed the COPY. */
+function decode(chunks: Buffer[], delimiter: string): { rows: string; rest: Buffer; done: boolean } {
+  const decoder = new CopyOutCsvRows(Buffer.from(delimiter)[0]);
+  const out: Buffer[] = [];
+  const rest: Buffer[] = [];
+  let done: boolean | undefined;
+  for (const chunk of chunks) {
+    if (done !== undefined) {
+      rest.push(chunk);
+      continue;
+    }
+    const decoded = decoder.decode(Buffer.from(chunk));
+    out.push(Buffer.from(decoded.rows));
+    if (decoded.rest !== undefined) {
+      done = decoded.done;
+      rest.push(Buffer.from(decoded.rest));
+    }
+  }
+  return { rows: Buffer.concat(out).toString('utf8'), rest: Buffer.concat(rest), done: done ?? false };
+}
+
+describe('COPY row ends -> CRLF (CopyOutCsvRows)', () => {
   for (const delimiter of [',', ';'])
-    it(`When COPY's bytes arrive split at any point (delimiter ${delimiter}), then the rows end in CRLF and no cell changes`, async () => {
-      const input = Buffer.from(copyRows(delimiter));
-      const expected = `HEAD\r\n${writerRows(delimiter)}`;
-      expect(await through([input], delimiter)).to.equal(expected);
+    it(`When COPY's messages arrive split at any point (delimiter ${delimiter}), then the rows end in CRLF, no cell changes and pg gets what follows CopyDone`, () => {
+      const input = copyOut(copyRows(delimiter));
+      const expected = { rows: writerRows(delimiter), rest: AFTER, done: true };
+      expect(decode([input], delimiter)).to.deep.equal(expected);
       for (let at = 0; at <= input.length; at++)
         expect(
-          await through([input.subarray(0, at), input.subarray(at)], delimiter),
+          decode([input.subarray(0, at), input.subarray(at)], delimiter),
           `split at ${at}`,
-        ).to.equal(expected);
+        ).to.deep.equal(expected);
       const bytes = Array.from({ length: input.length }, (_, i) => input.subarray(i, i + 1));
-      expect(await through(bytes, delimiter), 'one byte at a time').to.equal(expected);
+      expect(decode(bytes, delimiter), 'one byte at a time').to.deep.equal(expected);
     });
 
-  it('When COPY sends no rows, then only the head is written', async () => {
-    expect(await through([], ',')).to.equal('HEAD\r\n');
+  it('When COPY sends no rows, then nothing is written and pg gets what follows CopyDone', () => {
+    expect(decode([copyOut([])], ',')).to.deep.equal({ rows: '', rest: AFTER, done: true });
+  });
+
+  it('When the backend reports an error after some rows, then the rows before it are written and pg gets the error from its first byte', () => {
+    const error = Buffer.concat([message('E', 'SERROR\0Mboom\0\0'), message('Z', 'I')]);
+    const input = Buffer.concat([message('H', Buffer.from([0, 0, 0])), message('d', 'a,b,\n'), error]);
+    for (let at = 0; at <= input.length; at++)
+      expect(decode([input.subarray(0, at), input.subarray(at)], ','), `split at ${at}`).to.deep.equal({
+        rows: 'a,b\r\n',
+        rest: error,
+        done: false,
+      });
+  });
+
+  it('When a row does not end with the empty last column, or another message comes, then decoding fails', () => {
+    expect(() => decode([message('d', 'a,b\n')], ',')).to.throw('empty last column');
+    expect(() => decode([message('d', 'a,b,x')], ',')).to.throw('LF');
+    expect(() => decode([message('d', '\n')], ',')).to.throw('empty last column');
+    expect(() => decode([message('D', 'row')], ',')).to.throw('unexpected message D');
   });
 });
