@@ -81,7 +81,12 @@ export async function sendCsv<T>(
 export function csvCopyOut(columns: CsvCopyColumn[], rows: SqlPart, delimiter: string): CsvCopyOut {
   const headers = columns.map(c => ({ key: c.header, header: c.header }));
   const head = Buffer.from(stringifySync([], csvWriterOptions(headers, delimiter)));
-  return new CsvCopyOut(copyCsvSql(columns, rows, delimiter), head, delimiter);
+  return new CsvCopyOut(
+    copyCsvSql(columns, rows, delimiter),
+    head,
+    delimiter,
+    !!columns[0]?.leadingTimestamp,
+  );
 }
 
 /** Streams a CSV download whose bytes are all in `source` (a csvCopyOut's). The file name carries today's date. */

@@ -6,8 +6,9 @@ import type { Connection, Submittable } from 'pg';
  * backend sends each row as one CopyData message (the protocol guarantees it for COPY TO), so the row ends
  * are the message ends: no scan for quotes or line breaks. The messages' 5-byte headers are dropped by moving
  * each row's bytes back in the socket's own chunk, and the byte before each row's LF (the delimiter of the
- * empty last column) becomes CR: nothing is allocated per chunk or per row (every buffer allocated here would
- * wait outside the JavaScript heap for a full collection).
+ * empty last column) becomes CR: nothing is allocated per row, and per chunk at most a small piece for a row
+ * that starts in one chunk and ends in the next (every buffer allocated here would wait outside the
+ * JavaScript heap for a full collection).
  */
 
 const COPY_DATA = 0x64; // d
@@ -20,9 +21,21 @@ const LF = 0x0a;
 const CR = 0x0d;
 const HEADER_BYTES = 5;
 
+/**
+ * A timestamptz's text output in ISO style and UTC (`2026-11-22 10:30:00.123456+00`: 22 bytes, or 24-29 with
+ * a fraction of 1-6 digits) -> ISO-8601 with milliseconds (`2026-11-22T10:30:00.123Z`: 24 bytes, the
+ * fraction's first three digits, as to_char's MS and JavaScript's Date keep them).
+ */
+const TIMESTAMP_MIN = 22;
+const TIMESTAMP_MAX = 29;
+const ISO_BYTES = 24;
+const [SPACE, T, DOT, ZERO, Z, PLUS, DASH, COLON] = [' ', 'T', '.', '0', 'Z', '+', '-', ':'].map(c =>
+  c.charCodeAt(0),
+);
+
 export interface DecodedCopyOut {
-  /** The chunk's rows as the export's bytes (a view of the chunk itself, possibly empty). */
-  rows: Buffer;
+  /** The chunk's rows as the export's bytes: views of the chunk itself (and a small piece, see above). */
+  rows: Buffer[];
   /** Set once the COPY's data is over: the bytes from its CopyDone's end or from an ErrorResponse on. */
   rest?: Buffer;
   /** Whether `rest` follows a CopyDone (the end of the data) rather than an error. */
@@ -31,8 +44,10 @@ export interface DecodedCopyOut {
 
 /**
  * The CopyOut protocol's bytes, in the chunks the socket delivers them, -> CSV rows with CRLF ends (copyCsvSql
- * rows: each ends with the delimiter and LF). Rewrites each chunk in place. Throws on anything that is not a
- * copyCsvSql row or a message of a COPY: the caller must then drop the connection.
+ * rows: each ends with the delimiter and LF). With `leadingTimestamp` (copyCsvSql of a leadingTimestampColumn)
+ * each row's first cell is a timestamp's text output, rewritten as ISO-8601 with milliseconds, or (years
+ * outside 1-9999) already that text, ending in `Z`, and kept. Rewrites each chunk in place. Throws on anything
+ * else (a row or a message that is not one of such a COPY): the caller must then drop the connection.
  */
 export class CopyOutCsvRows {
   private readonly header = Buffer.alloc(HEADER_BYTES);
@@ -40,21 +55,34 @@ export class CopyOutCsvRows {
   private code = 0;
   /** Payload bytes of the current message still to come; -1 between messages. */
   private remaining = -1;
+  /** The first cell of a row that did not start whole in one chunk, with its delimiter, while it arrives. */
+  private readonly cell = Buffer.alloc(TIMESTAMP_MAX + 1);
+  private cellFill = -1;
 
-  constructor(private readonly delimiter: number) {}
+  constructor(
+    private readonly delimiter: number,
+    private readonly leadingTimestamp = false,
+  ) {}
 
   decode(chunk: Buffer): DecodedCopyOut {
+    const rows: Buffer[] = [];
     const end = chunk.length;
     let read = 0;
     let write = 0;
+    /** Where the chunk's current piece starts (after a piece of its own, see cellFill). */
+    let piece = 0;
     while (read < end) {
       if (this.remaining < 0) {
-        if (this.headerFill === 0 && chunk[read] === ERROR_RESPONSE)
-          return { rows: chunk.subarray(0, write), rest: chunk.subarray(read), done: false };
+        if (this.headerFill === 0 && chunk[read] === ERROR_RESPONSE) {
+          if (write > piece) rows.push(chunk.subarray(piece, write));
+          return { rows, rest: chunk.subarray(read), done: false };
+        }
+        let slack = false;
         if (this.headerFill === 0 && end - read >= HEADER_BYTES) {
           this.code = chunk[read];
           this.remaining = chunk.readUInt32BE(read + 1) - 4;
           read += HEADER_BYTES;
+          slack = true;
         } else {
           this.header[this.headerFill++] = chunk[read++];
           if (this.headerFill < HEADER_BYTES) continue;
@@ -63,6 +91,35 @@ export class CopyOutCsvRows {
           this.remaining = this.header.readUInt32BE(1) - 4;
         }
         this.startMessage();
+        if (this.code === COPY_DATA && this.leadingTimestamp) {
+          // Whole in this chunk, after its header (5 bytes to spare for the 2 the shortest cell grows by).
+          const cellEnd = slack ? this.cellEnd(chunk, read, Math.min(end, read + this.remaining)) : -1;
+          if (cellEnd >= 0) {
+            write = this.writeIso(chunk, read, cellEnd, chunk, write);
+            this.remaining -= cellEnd - read;
+            read = cellEnd;
+          } else this.cellFill = 0;
+        }
+      }
+      if (this.cellFill >= 0) {
+        // The first cell, arriving across chunks: gathered, then written as a piece of its own.
+        const available = Math.min(this.remaining, end - read);
+        const stop = chunk.subarray(read, read + available).indexOf(this.delimiter);
+        const take = stop < 0 ? available : stop;
+        if (this.cellFill + take > TIMESTAMP_MAX) throw new Error('COPY row without a leading timestamp');
+        chunk.copy(this.cell, this.cellFill, read, read + take);
+        this.cellFill += take;
+        read += take;
+        this.remaining -= take;
+        if (stop < 0) {
+          if (this.remaining === 0) throw new Error('COPY row without a leading timestamp');
+          continue;
+        }
+        if (write > piece) rows.push(chunk.subarray(piece, write));
+        const iso = Buffer.allocUnsafe(Math.max(ISO_BYTES, this.cellFill));
+        rows.push(iso.subarray(0, this.writeIso(this.cell, 0, this.cellFill, iso, 0)));
+        this.cellFill = -1;
+        piece = write = read;
       }
       const remaining = this.remaining;
       const n = Math.min(remaining, end - read);
@@ -81,11 +138,14 @@ export class CopyOutCsvRows {
       this.remaining -= n;
       if (this.remaining === 0) {
         this.remaining = -1;
-        if (this.code === COPY_DONE)
-          return { rows: chunk.subarray(0, write), rest: chunk.subarray(read), done: true };
+        if (this.code === COPY_DONE) {
+          if (write > piece) rows.push(chunk.subarray(piece, write));
+          return { rows, rest: chunk.subarray(read), done: true };
+        }
       }
     }
-    return { rows: chunk.subarray(0, write), done: false };
+    if (write > piece) rows.push(chunk.subarray(piece, write));
+    return { rows, done: false };
   }
 
   private startMessage(): void {
@@ -95,6 +155,53 @@ export class CopyOutCsvRows {
     } else if (code !== COPY_DONE && code !== COPY_OUT_RESPONSE && !ASYNC_MESSAGES.has(code))
       throw new Error(`unexpected message ${String.fromCharCode(code)} in COPY TO`);
     if (this.remaining < 0) throw new Error('malformed message length in COPY TO');
+  }
+
+  /** Where the first cell that starts at `start` ends (its delimiter), if it does before `limit`; else -1. */
+  private cellEnd(bytes: Buffer, start: number, limit: number): number {
+    const last = Math.min(limit, start + TIMESTAMP_MAX + 1);
+    for (let at = start + TIMESTAMP_MIN; at < last; at++) if (bytes[at] === this.delimiter) return at;
+    if (last - start > TIMESTAMP_MAX) throw new Error('COPY row without a leading timestamp');
+    return -1;
+  }
+
+  /**
+   * Writes the cell `from[start, end)` at `to[at]` as ISO-8601 with milliseconds (see TIMESTAMP_MIN), or as it
+   * is when it already is (ends in `Z`), and returns where it ends. `to` may be `from`, `at` before `start`.
+   */
+  private writeIso(from: Buffer, start: number, end: number, to: Buffer, at: number): number {
+    const length = end - start;
+    if (from[end - 1] === Z) {
+      if (to === from) from.copyWithin(at, start, end);
+      else from.copy(to, at, start, end);
+      return at + length;
+    }
+    if (
+      length < TIMESTAMP_MIN ||
+      from[start + 4] !== DASH ||
+      from[start + 7] !== DASH ||
+      from[start + 10] !== SPACE ||
+      from[start + 13] !== COLON ||
+      from[start + 16] !== COLON ||
+      from[end - 3] !== PLUS ||
+      from[end - 2] !== ZERO ||
+      from[end - 1] !== ZERO ||
+      (length > TIMESTAMP_MIN && (length === TIMESTAMP_MIN + 1 || from[start + 19] !== DOT))
+    )
+      throw new Error('COPY row without a leading timestamp in ISO style and UTC');
+    const digits = length - TIMESTAMP_MIN - 1;
+    const m1 = digits >= 1 ? from[start + 20] : ZERO;
+    const m2 = digits >= 2 ? from[start + 21] : ZERO;
+    const m3 = digits >= 3 ? from[start + 22] : ZERO;
+    if (to === from) from.copyWithin(at, start, start + 19);
+    else from.copy(to, at, start, start + 19);
+    to[at + 10] = T;
+    to[at + 19] = DOT;
+    to[at + 20] = m1;
+    to[at + 21] = m2;
+    to[at + 22] = m3;
+    to[at + 23] = Z;
+    return at + ISO_BYTES;
   }
 }
 
@@ -114,15 +221,17 @@ export class CsvCopyOut extends Readable implements Submittable {
   private pgListener?: DataListener;
   private headSent = false;
 
+  /** `leadingTimestamp`: as for CopyOutCsvRows. */
   constructor(
     private readonly text: string,
     private readonly head: Buffer,
     delimiter: string,
+    leadingTimestamp: boolean,
   ) {
     super();
     const byte = Buffer.from(delimiter);
     if (byte.length !== 1) throw new Error('CsvCopyOut: the delimiter must be one byte');
-    this.rows = new CopyOutCsvRows(byte[0]);
+    this.rows = new CopyOutCsvRows(byte[0], leadingTimestamp);
   }
 
   /** Called by pg when the query's turn comes. */
@@ -147,7 +256,7 @@ export class CsvCopyOut extends Readable implements Submittable {
       return;
     }
     let more = true;
-    if (decoded.rows.length > 0) more = this.send(decoded.rows);
+    for (const rows of decoded.rows) more = this.send(rows);
     if (decoded.rest === undefined) {
       if (!more) this.socket?.pause();
       return;

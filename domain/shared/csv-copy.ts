@@ -1,5 +1,5 @@
 import { escapeLiteral } from 'pg';
-import type { SqlPart } from './sql.js';
+import { isoSql, type SqlPart } from './sql.js';
 
 /**
  * Exports written by PostgreSQL itself: `COPY (select <cells> ...) TO STDOUT WITH (FORMAT csv)` produces the
@@ -37,7 +37,24 @@ export const decimalCellSql = (expression: string): string => `trim_scale(${expr
 export interface CsvCopyColumn {
   header: string;
   sql: string;
+  /** A leadingTimestampColumn (its cell is finished by CsvCopyOut). */
+  leadingTimestamp?: true;
 }
+
+/**
+ * A timestamptz column, first in its export only, whose cells read as isoSql's (ISO-8601 UTC with
+ * milliseconds). PostgreSQL writes the timestamp's own text output, in ISO style and UTC in the COPY's
+ * transaction (RowStreams.copyOut), the cheapest text it has (to_char costs several times as much), and
+ * CsvCopyOut rewrites it as ISO-8601 in place. Outside the years 1-9999 (where that text has another shape)
+ * PostgreSQL writes isoSql's text itself.
+ */
+export const leadingTimestampColumn = (header: string, expression: string): CsvCopyColumn => ({
+  header,
+  sql:
+    `case when ${expression} >= '0001-01-01 00:00:00+00' and ${expression} < '10000-01-01 00:00:00+00' ` +
+    `then ${expression}::text else ${isoSql(expression)} end`,
+  leadingTimestamp: true,
+});
 
 /** `?` parameters as SQL literals (COPY takes no bind parameters); only strings and finite numbers. */
 export function inlineParams(query: SqlPart): string {
@@ -66,6 +83,8 @@ export function inlineParams(query: SqlPart): string {
  * always empty column makes every row end with the delimiter and LF: the byte CsvCopyOut turns into CR.
  */
 export function copyCsvSql(columns: CsvCopyColumn[], rows: SqlPart, delimiter: string): string {
+  if (columns.some((c, i) => c.leadingTimestamp && i > 0))
+    throw new Error('copyCsvSql: a leading timestamp column must come first');
   const cells = columns.map(c => c.sql).join(', ');
   return `copy (select ${cells}, null::text ${inlineParams(rows)}) to stdout with (format csv, delimiter ${escapeLiteral(delimiter)})`;
 }

@@ -100,7 +100,11 @@ export class RowStreams {
       client = await this.pool.connect();
       await beginStream(client);
       // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
-      await client.query(`set local client_connection_check_interval = '1s'`);
+      // Its dates and times are written as ISO text in UTC, whatever the server's and role's defaults
+      // (leadingTimestampColumn relies on it).
+      await client.query(
+        `set local client_connection_check_interval = '1s'; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'`,
+      );
       const out = client.query(copy);
       const connection = client;
       let ended = false;

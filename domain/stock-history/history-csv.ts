@@ -1,6 +1,10 @@
 import type { CsvColumn } from '../shared/csv-cells.js';
-import { decimalCellSql, textCellSql, type CsvCopyColumn } from '../shared/csv-copy.js';
-import { isoSql } from '../shared/sql.js';
+import {
+  decimalCellSql,
+  leadingTimestampColumn,
+  textCellSql,
+  type CsvCopyColumn,
+} from '../shared/csv-copy.js';
 import type { StockHistoryView } from './stock-history.view.js';
 
 /** Columns of the history export (a ledger: one line per entry). */
@@ -23,7 +27,7 @@ export const HISTORY_CSV_COLUMNS: CsvColumn<StockHistoryView>[] = [
  * escapes; integers print alike; the price is the JSON number of its numeric.
  */
 export const HISTORY_CSV_COPY_COLUMNS: CsvCopyColumn[] = [
-  { header: 'timestamp', sql: isoSql('h."timestamp"') },
+  leadingTimestampColumn('timestamp', 'h."timestamp"'),
   { header: 'itemId', sql: 'h.item_id' },
   { header: 'itemName', sql: textCellSql('h.item_name') },
   { header: 'supplierName', sql: textCellSql('h.supplier_name') },

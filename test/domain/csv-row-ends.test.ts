@@ -45,8 +45,12 @@ const copyOut = (rows: string[]) =>
   ]);
 
 /** Decodes `chunks` (copies: the decoder rewrites them) into the rows' bytes and what followed the COPY. */
-function decode(chunks: Buffer[], delimiter: string): { rows: string; rest: Buffer; done: boolean } {
-  const decoder = new CopyOutCsvRows(Buffer.from(delimiter)[0]);
+function decode(
+  chunks: Buffer[],
+  delimiter: string,
+  leadingTimestamp = false,
+): { rows: string; rest: Buffer; done: boolean } {
+  const decoder = new CopyOutCsvRows(Buffer.from(delimiter)[0], leadingTimestamp);
   const out: Buffer[] = [];
   const rest: Buffer[] = [];
   let done: boolean | undefined;
@@ -56,7 +60,7 @@ function decode(chunks: Buffer[], delimiter: string): { rows: string; rest: Buff
       continue;
     }
     const decoded = decoder.decode(Buffer.from(chunk));
-    out.push(Buffer.from(decoded.rows));
+    out.push(...decoded.rows.map(rows => Buffer.from(rows)));
     if (decoded.rest !== undefined) {
       done = decoded.done;
       rest.push(Buffer.from(decoded.rest));
@@ -79,6 +83,52 @@ describe('COPY row ends -> CRLF (CopyOutCsvRows)', () => {
       const bytes = Array.from({ length: input.length }, (_, i) => input.subarray(i, i + 1));
       expect(decode(bytes, delimiter), 'one byte at a time').to.deep.equal(expected);
     });
+
+  it('When each row starts with a timestamp text (ISO, UTC), split at any point, then it is written as ISO-8601 with milliseconds', () => {
+    const cells: [string, string][] = [
+      ['2026-11-22 10:30:00+00', '2026-11-22T10:30:00.000Z'],
+      ['2026-11-22 10:30:00.1+00', '2026-11-22T10:30:00.100Z'],
+      ['2026-11-22 10:30:00.12+00', '2026-11-22T10:30:00.120Z'],
+      ['2026-11-22 10:30:00.123+00', '2026-11-22T10:30:00.123Z'],
+      ['2026-11-22 10:30:00.1239+00', '2026-11-22T10:30:00.123Z'],
+      ['2026-11-22 10:30:00.00099+00', '2026-11-22T10:30:00.000Z'],
+      ['0999-01-02 03:04:05.999999+00', '0999-01-02T03:04:05.999Z'],
+      // Years outside 1-9999: already isoSql's text (to_char), kept.
+      ['10000-01-01T00:00:00.500Z', '10000-01-01T00:00:00.500Z'],
+    ];
+    for (const delimiter of [',', ';']) {
+      const input = copyOut(
+        cells.map(([cell], i) => `${cell}${delimiter}"x${delimiter}\n${i}"${delimiter}\n`),
+      );
+      const expected = {
+        rows: cells.map(([, iso], i) => `${iso}${delimiter}"x${delimiter}\n${i}"\r\n`).join(''),
+        rest: AFTER,
+        done: true,
+      };
+      expect(decode([input], delimiter, true)).to.deep.equal(expected);
+      for (let at = 0; at <= input.length; at++)
+        expect(
+          decode([input.subarray(0, at), input.subarray(at)], delimiter, true),
+          `split at ${at}`,
+        ).to.deep.equal(expected);
+      const bytes = Array.from({ length: input.length }, (_, i) => input.subarray(i, i + 1));
+      expect(decode(bytes, delimiter, true), 'one byte at a time').to.deep.equal(expected);
+    }
+  });
+
+  it('When a leading cell is not a timestamp text in ISO style and UTC, then decoding fails', () => {
+    for (const cell of [
+      '2026-11-22 10:30:00.123+01',
+      '2026-11-22T10:30:00.123',
+      'plain',
+      '2026-11-22 10:30:00.12345678+00',
+    ])
+      for (const chunks of [
+        [message('d', `${cell},x,\n`)],
+        [message('d', `${cell},x,\n`).subarray(0, 4), message('d', `${cell},x,\n`).subarray(4)],
+      ])
+        expect(() => decode(chunks, ',', true), cell).to.throw('leading timestamp');
+  });
 
   it('When COPY sends no rows, then nothing is written and pg gets what follows CopyDone', () => {
     expect(decode([copyOut([])], ',')).to.deep.equal({ rows: '', rest: AFTER, done: true });
