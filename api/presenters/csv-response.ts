@@ -85,7 +85,7 @@ export function csvCopyOut(columns: CsvCopyColumn[], rows: SqlPart, delimiter: s
     copyCsvSql(columns, rows, delimiter),
     head,
     delimiter,
-    !!columns[0]?.leadingTimestamp,
+    columns.map(c => c.kind),
   );
 }
 

@@ -101,7 +101,7 @@ export class RowStreams {
       await beginStream(client);
       // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
       // Its dates and times are written as ISO text in UTC, whatever the server's and role's defaults
-      // (leadingTimestampColumn relies on it).
+      // (CsvCopyOut reads them so).
       await client.query(
         `set local client_connection_check_interval = '1s'; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'`,
       );
