@@ -30,8 +30,8 @@ import {
  * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
  * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
- * against `COPY ... TO STDOUT` of the same rows, as stored and as the export's own statement formats them
- * (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a header), and of the
+ * export's own statement under its session settings (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
  * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
