@@ -4,7 +4,9 @@ import Joi from 'joi';
 import { stringify, type Options } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 import { CSV_DELIMITERS, neutraliseFormula, type CsvColumn } from '../../domain/shared/csv-cells.js';
-import { csvRowEnds, type CsvCopyColumn } from '../../domain/shared/csv-copy.js';
+import { copyCsvSql, type CsvCopyColumn } from '../../domain/shared/csv-copy.js';
+import { CsvCopyOut } from '../../domain/shared/csv-copy-out.js';
+import type { SqlPart } from '../../domain/shared/sql.js';
 import { sendStream } from './stream-response.js';
 
 /** `?delimiter=` of every export. */
@@ -72,17 +74,28 @@ export async function sendCsv<T>(
 }
 
 /**
- * Streams a CSV download whose rows PostgreSQL wrote (`source`: the bytes of a copyCsvSql statement): the
- * writer's BOM and header row, then the rows with CRLF ends. Same bytes as sendCsv of the same cells.
+ * The COPY of an export written by PostgreSQL (copyCsvSql of `columns` over `rows`) as the query to run on a
+ * row stream's connection (RowStreams.copyOut): its readable yields the writer's BOM and header row, then the
+ * rows with CRLF ends. Same bytes as sendCsv of the same cells.
  */
+export function csvCopyOut(columns: CsvCopyColumn[], rows: SqlPart, delimiter: string): CsvCopyOut {
+  const headers = columns.map(c => ({ key: c.header, header: c.header }));
+  const head = Buffer.from(stringifySync([], csvWriterOptions(headers, delimiter)));
+  return new CsvCopyOut(
+    copyCsvSql(columns, rows, delimiter),
+    head,
+    delimiter,
+    columns.map(c => c.kind),
+  );
+}
+
+/** Streams a CSV download whose bytes are all in `source` (a csvCopyOut's). The file name carries today's date. */
 export async function sendCopyCsv(
   req: Request,
   res: Response,
   source: Readable,
-  options: { columns: CsvCopyColumn[]; baseName: string; delimiter: string },
+  options: { baseName: string },
 ): Promise<void> {
-  const headers = options.columns.map(c => ({ key: c.header, header: c.header }));
-  const head = Buffer.from(stringifySync([], csvWriterOptions(headers, options.delimiter)));
   startCsv(res, options.baseName);
-  await sendStream(req, res, source, csvRowEnds(head, options.delimiter));
+  await sendStream(req, res, source);
 }

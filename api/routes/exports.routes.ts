@@ -1,14 +1,19 @@
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
-import { csvDelimiterQuery, csvResponse, sendCopyCsv, sendCsv } from '../presenters/csv-response.js';
+import {
+  csvCopyOut,
+  csvDelimiterQuery,
+  csvResponse,
+  sendCopyCsv,
+  sendCsv,
+} from '../presenters/csv-response.js';
 import { streamOwner } from '../presenters/stream-response.js';
 import { itemExportQuery } from '../../domain/inventory/item-queries.js';
 import { toItemView } from '../../domain/inventory/item.view.js';
 import { ITEM_CSV_COLUMNS } from '../../domain/inventory/item-csv.js';
 import { historyExportRows } from '../../domain/stock-history/stock-history-queries.js';
 import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv.js';
-import { copyCsvSql } from '../../domain/shared/csv-copy.js';
 import { productListQuery } from '../../domain/catalog/product-queries.js';
 import { toProductView } from '../../domain/catalog/product.view.js';
 import { PRODUCT_CSV_COLUMNS } from '../../domain/catalog/product-csv.js';
@@ -67,11 +72,9 @@ export const exportRoutes = ({ rows }: Services) =>
       // Written by PostgreSQL (COPY): the history is the one export that reaches millions of rows.
       handler: async (req, res, { query }) => {
         const { delimiter, ...filters } = query;
-        const copy = copyCsvSql(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), delimiter);
+        const copy = csvCopyOut(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), delimiter);
         await sendCopyCsv(req, res, await rows.copyOut(copy, streamOwner(req)), {
-          columns: HISTORY_CSV_COPY_COLUMNS,
           baseName: 'stock-history',
-          delimiter,
         });
       },
     },

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { to as copyTo } from 'pg-copy-streams';
 import type { SqlPart } from './sql.js';
 import type { PostgresConnection } from '../../config/postgres-tls.js';
 import { RetryLaterError } from './errors.js';
@@ -77,15 +76,15 @@ export class RowStreams {
   }
 
   /**
-   * Runs `copy` (a `COPY ... TO STDOUT` statement) and resolves with the readable of its bytes once the first
-   * of them (or its end) is in, so that a statement that cannot start fails here, before a response is
-   * committed. Same pool, lease and release rules as open: a reader that stops reading stops the reads from
-   * the server's socket (the server then waits to send), and destroying the readable ends the connection,
-   * which ends the COPY on the server. The readable is pg-copy-streams' own (no wrapper): every layer between
-   * the socket and the response allocates its chunks outside the JavaScript heap, where they wait for a full
-   * collection, so fewer layers hold the process's memory flat.
+   * Runs `copy` (a `COPY ... TO STDOUT` query whose readable is its output, e.g. CsvCopyOut) and resolves with
+   * it once its first bytes (or its end) are in, so that a statement that cannot start fails here, before a
+   * response is committed. Same pool, lease and release rules as open: a reader that stops reading stops the
+   * reads from the server's socket (the server then waits to send), and destroying the readable ends the
+   * connection, which ends the COPY on the server. The readable is the query itself (no wrapper): every layer
+   * between the socket and the response allocates its chunks outside the JavaScript heap, where they wait for
+   * a full collection, so fewer layers hold the process's memory flat.
    */
-  async copyOut(copy: string): Promise<Readable> {
+  async copyOut(copy: Readable & pg.Submittable): Promise<Readable> {
     this.lease();
     let client: pg.PoolClient | undefined;
     let released = false;
@@ -101,8 +100,12 @@ export class RowStreams {
       client = await this.pool.connect();
       await beginStream(client);
       // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
-      await client.query(`set local client_connection_check_interval = '1s'`);
-      const out: Readable = client.query(copyTo(copy));
+      // Its dates and times are written as ISO text in UTC, whatever the server's and role's defaults
+      // (CsvCopyOut reads them so).
+      await client.query(
+        `set local client_connection_check_interval = '1s'; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'`,
+      );
+      const out = client.query(copy);
       const connection = client;
       let ended = false;
       out.once('end', () => {
@@ -200,7 +203,7 @@ export class CountedRowStreams {
   }
 
   /** copyOut of RowStreams, counted against `owner` like open. */
-  async copyOut(copy: string, owner: string): Promise<Readable> {
+  async copyOut(copy: Readable & pg.Submittable, owner: string): Promise<Readable> {
     return this.counted(owner, () => this.rows.copyOut(copy));
   }
 

@@ -1,6 +1,5 @@
 import type { CsvColumn } from '../shared/csv-cells.js';
-import { decimalCellSql, textCellSql, type CsvCopyColumn } from '../shared/csv-copy.js';
-import { isoSql } from '../shared/sql.js';
+import type { CsvCopyColumn } from '../shared/csv-copy.js';
 import type { StockHistoryView } from './stock-history.view.js';
 
 /** Columns of the history export (a ledger: one line per entry). */
@@ -18,19 +17,18 @@ export const HISTORY_CSV_COLUMNS: CsvColumn<StockHistoryView>[] = [
 ];
 
 /**
- * The same columns as PostgreSQL writes them (copyCsvSql over `stock_history h`): the cells toHistoryView and
- * the writer make of each. The timestamp (digits first) and the uuid never start with a character the writer
- * escapes; integers print alike; the price is the JSON number of its numeric.
+ * The same columns as COPY reads them from `stock_history h` (copyCsvSql), with the kind of cell toHistoryView
+ * and the writer make of each (CsvCopyOut finishes them).
  */
 export const HISTORY_CSV_COPY_COLUMNS: CsvCopyColumn[] = [
-  { header: 'timestamp', sql: isoSql('h."timestamp"') },
-  { header: 'itemId', sql: 'h.item_id' },
-  { header: 'itemName', sql: textCellSql('h.item_name') },
-  { header: 'supplierName', sql: textCellSql('h.supplier_name') },
-  { header: 'change', sql: 'h.change' },
-  { header: 'quantityBefore', sql: 'h.quantity_before' },
-  { header: 'quantityAfter', sql: 'h.quantity_after' },
-  { header: 'reason', sql: textCellSql('h.reason') },
-  { header: 'priceAtChange', sql: decimalCellSql('h.price_at_change') },
-  { header: 'createdBy', sql: textCellSql('h.created_by') },
+  { header: 'timestamp', sql: 'h."timestamp"', kind: 'timestamp' },
+  { header: 'itemId', sql: 'h.item_id', kind: 'plain' },
+  { header: 'itemName', sql: 'h.item_name', kind: 'text' },
+  { header: 'supplierName', sql: 'h.supplier_name', kind: 'text' },
+  { header: 'change', sql: 'h.change', kind: 'plain' },
+  { header: 'quantityBefore', sql: 'h.quantity_before', kind: 'plain' },
+  { header: 'quantityAfter', sql: 'h.quantity_after', kind: 'plain' },
+  { header: 'reason', sql: 'h.reason', kind: 'text' },
+  { header: 'priceAtChange', sql: 'h.price_at_change', kind: 'decimal' },
+  { header: 'createdBy', sql: 'h.created_by', kind: 'text' },
 ];

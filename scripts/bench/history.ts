@@ -30,8 +30,8 @@ import {
  * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
  * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
- * against `COPY ... TO STDOUT` of the same rows, as stored and as the export's own statement formats them
- * (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a header), and of the
+ * export's own statement under its session settings (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
  * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
@@ -139,7 +139,7 @@ export async function benchHistory(): Promise<void> {
             exportRuns.push(run.ms);
             bytes = run.bytes;
             copyRuns.push(await timeCopy(databaseUrl, copySql));
-            ownRuns.push(await timeCopy(databaseUrl, ownSql));
+            ownRuns.push(await timeCopy(databaseUrl, ownSql, EXPORT_SESSION));
           }
           const [exportMs, copyMs, ownMs] = [median(exportRuns), median(copyRuns), median(ownRuns)];
           const all = (runs: number[]) => runs.map(ms => secs(ms)).join(', ');
@@ -278,14 +278,17 @@ function copyOfExportRows(filters: { supplierId?: string }): string {
 
 const median = (values: number[]) => percentile(values, 50);
 
+/** The settings of the export's COPY (RowStreams.copyOut), for psql running the export's own statement. */
+const EXPORT_SESSION = '-c timezone=UTC -c datestyle=ISO,YMD';
+
 /** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
-async function timeCopy(databaseUrl: string, copy: string): Promise<number> {
+async function timeCopy(databaseUrl: string, copy: string, options = ''): Promise<number> {
   const start = performance.now();
   await new Promise<void>((resolve, reject) =>
     execFile(
       'sh',
       ['-c', `psql "$URL" -qAtc "$SQL" > /dev/null`],
-      { env: { ...process.env, URL: databaseUrl, SQL: copy }, maxBuffer: 1024 },
+      { env: { ...process.env, URL: databaseUrl, SQL: copy, PGOPTIONS: options }, maxBuffer: 1024 },
       (error: Error | null) => (error ? reject(error) : resolve()),
     ),
   );

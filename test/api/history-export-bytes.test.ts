@@ -106,6 +106,13 @@ describe('History export written by COPY: byte for byte the CSV writer of the sa
 
   before(async () => {
     await resetTestDatabase(DATABASE_URL);
+    // Not UTC by default: the export must not depend on the server's or the database's time zone.
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(
+      `alter database "${new URL(DATABASE_URL).pathname.slice(1)}" set timezone = 'America/New_York'`,
+    );
+    await admin.end();
     app = await startTestApp({ DATABASE_URL });
     user = await createUser(app.services);
     const values: unknown[] = [];

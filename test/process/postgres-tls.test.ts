@@ -77,6 +77,12 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
         'history of the item',
       );
       expect(history).to.have.length(4);
+      // The history's export is read off the TLS socket itself (CsvCopyOut).
+      const csv = await client
+        .get('/api/stock-history/export.csv')
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(csv.text.split('\r\n').filter(line => line.includes(String(item.id)))).to.have.length(4);
       // The unpaged history above streamed from the stream pool, this list from the list pool; the account feed
       // listens once a bearer was read.
       await client.get('/api/inventory').set('Authorization', admin.auth).expect(200);
