@@ -35,12 +35,19 @@ export interface RebuildResult {
 /** History entries per COPY of the scan (an index range each): the granularity of progress and back-pressure. */
 const EVENTS_PER_READ = 100_000;
 
-/** The rollups the fold writes, and the connection (writer) that loads each. */
+/** The rollups the fold writes into new tables, and the connection (writer) that loads each. */
 const FOLDED = {
   days: ['analytics_item_day'],
   reasons: ['analytics_reason_day'],
-  users: ['analytics_user_day', 'analytics_item'],
+  users: ['analytics_user_day'],
 };
+
+/**
+ * The items' running WAC state (one row per item) is rewritten in place in the reader's transaction, not
+ * swapped: a held consumer batch reads it in the same statement that waits for the rebuild lock, so it holds a
+ * lock on the table for as long as the rebuild holds its own, and a swap could never take it.
+ */
+const ITEM_STATES = 'analytics_item';
 
 /**
  * Rollups derived from the folded ones once those are complete, in order: `derive` fills the new tables of
@@ -95,9 +102,10 @@ const sourceSql = (where = '') => `
  */
 export async function rebuildRollups(
   em: EntityManager,
-  onProgress: (percent: number) => Promise<void> = async () => undefined,
+  onProgress0: (percent: number) => Promise<void> = async () => undefined,
 ): Promise<RebuildResult> {
   const started = Date.now();
+  const onProgress = async (p: number) => { if (process.env.REBUILD_TRACE) console.error(`rebuild ${p}% at ${Date.now() - started} ms`); await onProgress0(p); };
   const options = (await nativePool(em)).options;
   const clients: pg.Client[] = [];
   const connect = async () => {
@@ -176,9 +184,6 @@ export async function rebuildRollups(
            select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
           [late.map(day => new Date(Date.UTC(2000, 0, 1 + day)).toISOString().slice(0, 10))],
         );
-      const items = copyInto(users, 'analytics_item', ITEM_COPY_COLUMNS);
-      fold.writeItems(items);
-      await items.end();
       for (const table of FOLDED.users) await indexRebuiltTable(userSql, table);
       await users.query('commit');
     })();
@@ -236,8 +241,17 @@ export async function rebuildRollups(
          and (exists (select 1 from stock_history h where h.outbox_event_id = p.id)
               or exists (select 1 from rebuild_pending r where r.event_id = p.id))`,
     );
+    await onProgress(97);
+    await read(`delete from ${ITEM_STATES}`);
+    const items = new BinaryCopyWriter(
+      reader.query(copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`)),
+    );
+    fold.writeItems(items);
+    await items.end();
     await swap(reader, read);
+    await onProgress(98);
     await reader.query('commit');
+    await read(`analyze ${ITEM_STATES}`);
     await onProgress(100);
     return { items: fold.items.size, events: fold.events, durationMs: Date.now() - started };
   } finally {
