@@ -54,8 +54,10 @@ const ITEM_STATES = 'analytics_item';
  * `tables` from the new tables of the rollups before them (`table(rollup)` names a rollup's new table). A rollup
  * added here is rebuilt, indexed and swapped with the others.
  */
-const DERIVED: { tables: string[]; derive: (sql: SqlRun, table: (rollup: string) => string) => Promise<void> }[] =
-  [{ tables: ACTIVITY_ROLLUPS, derive: deriveActivityRollups }];
+const DERIVED: {
+  tables: string[];
+  derive: (sql: SqlRun, table: (rollup: string) => string) => Promise<void>;
+}[] = [{ tables: ACTIVITY_ROLLUPS, derive: deriveActivityRollups }];
 
 const ROLLUPS = [...Object.values(FOLDED).flat(), ...DERIVED.flatMap(d => d.tables)];
 
@@ -102,10 +104,9 @@ const sourceSql = (where = '') => `
  */
 export async function rebuildRollups(
   em: EntityManager,
-  onProgress0: (percent: number) => Promise<void> = async () => undefined,
+  onProgress: (percent: number) => Promise<void> = async () => undefined,
 ): Promise<RebuildResult> {
   const started = Date.now();
-  const onProgress = async (p: number) => { if (process.env.REBUILD_TRACE) console.error(`rebuild ${p}% at ${Date.now() - started} ms`); await onProgress0(p); };
   const options = (await nativePool(em)).options;
   const clients: pg.Client[] = [];
   const connect = async () => {
@@ -191,7 +192,9 @@ export async function rebuildRollups(
     const revisited = fold.revisitedItems();
     if (revisited.length > 0) {
       await Promise.all([
-        daySql(`delete from ${rebuiltName('analytics_item_day')} where item_id = any($1::uuid[])`, [revisited]),
+        daySql(`delete from ${rebuiltName('analytics_item_day')} where item_id = any($1::uuid[])`, [
+          revisited,
+        ]),
         reasonSql(`delete from ${rebuiltName('analytics_reason_day')} where item_id = any($1::uuid[])`, [
           revisited,
         ]),
@@ -244,12 +247,13 @@ export async function rebuildRollups(
     await onProgress(97);
     await read(`delete from ${ITEM_STATES}`);
     const items = new BinaryCopyWriter(
-      reader.query(copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`)),
+      reader.query(
+        copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`),
+      ),
     );
     fold.writeItems(items);
     await items.end();
     await swap(reader, read);
-    await onProgress(98);
     await reader.query('commit');
     await read(`analyze ${ITEM_STATES}`);
     await onProgress(100);

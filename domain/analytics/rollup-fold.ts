@@ -183,7 +183,8 @@ export class RollupFold {
     this.events++;
     if (item >= this.capacity) this.grow();
     if (reason >= this.reasonStride) this.widenReasons();
-    while (reason >= this.reasonKinds.length) this.reasonKinds.push(reasonKind(this.reasons.texts[this.reasonKinds.length]));
+    while (reason >= this.reasonKinds.length)
+      this.reasonKinds.push(reasonKind(this.reasons.texts[this.reasonKinds.length]));
     if (day > this.maxDay) this.advance(day);
     this.countUser(day, supplier, user);
 
@@ -319,7 +320,8 @@ export class RollupFold {
   finish(): void {
     for (let item = 0; item < this.items.size; item++) if (this.runDay[item] !== NONE) this.close(item);
     this.writeUsers(Infinity);
-    for (const [day, counts] of [...this.lateUsers].sort((a, b) => a[0] - b[0])) this.writeUserDay(day, counts);
+    for (const [day, counts] of [...this.lateUsers].sort((a, b) => a[0] - b[0]))
+      this.writeUserDay(day, counts);
   }
 
   /** Writes the items' running states (analytics_item rows) after the last event. */
@@ -378,7 +380,14 @@ export class RollupFold {
     this.runSupplier[item] = supplier;
     const at = item * F;
     this.row.fill(0, at, at + F);
-    for (const field of [PRICE_SUM, WAC_C, PURCHASES_QTY + 1, RETURNS_IN_QTY + 1, COGS_QTY + 1, WRITE_OFF_QTY + 1])
+    for (const field of [
+      PRICE_SUM,
+      WAC_C,
+      PURCHASES_QTY + 1,
+      RETURNS_IN_QTY + 1,
+      COGS_QTY + 1,
+      WRITE_OFF_QTY + 1,
+    ])
       if (this.big.size > 0) this.big.delete(at + field);
   }
 

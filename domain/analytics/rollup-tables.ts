@@ -4,7 +4,8 @@ import type { SqlRun } from '../shared/native-transaction.js';
 export const rebuiltName = (table: string): string => `${table}_rebuild`;
 
 const identifier = (name: string): string => {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name) || name.length > 63) throw new Error(`not a plain identifier: ${name}`);
+  if (!/^[a-z_][a-z0-9_]*$/.test(name) || name.length > 63)
+    throw new Error(`not a plain identifier: ${name}`);
   return name;
 };
 
@@ -50,7 +51,9 @@ export async function indexRebuiltTable(sql: SqlRun, table: string): Promise<voi
   const name = identifier(rebuiltName(table));
   for (const index of await indexesOf(sql, table)) {
     if (index.conname !== null)
-      await sql(`alter table ${name} add constraint ${identifier(rebuiltName(index.conname))} ${index.condef}`);
+      await sql(
+        `alter table ${name} add constraint ${identifier(rebuiltName(index.conname))} ${index.condef}`,
+      );
     else {
       const match = /^(CREATE (?:UNIQUE )?INDEX )(\S+)( ON (?:ONLY )?)(\S+)( USING .*)$/s.exec(index.def);
       if (!match || match[2] !== index.name) throw new Error(`unexpected index definition: ${index.def}`);
@@ -76,7 +79,8 @@ export async function swapRebuiltTables(sql: SqlRun, tables: string[]): Promise<
           `alter table ${identifier(table)} rename constraint ${identifier(rebuiltName(index.conname))}
            to ${identifier(index.conname)}`,
         );
-      else await sql(`alter index ${identifier(rebuiltName(index.name))} rename to ${identifier(index.name)}`);
+      else
+        await sql(`alter index ${identifier(rebuiltName(index.name))} rename to ${identifier(index.name)}`);
     }
   }
 }

@@ -42,7 +42,8 @@ export async function scanEvents(
 ): Promise<void> {
   let next = 0;
   const foldPendingBefore = (eventId: number) => {
-    while (next < pending.length && Number(pending[next].event_id) < eventId) foldPending(fold, pending[next++]);
+    while (next < pending.length && Number(pending[next].event_id) < eventId)
+      foldPending(fold, pending[next++]);
   };
   const field = new Int32Array(FIELDS * 2);
   let lastEventId: number | null = null;
