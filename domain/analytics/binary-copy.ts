@@ -118,31 +118,25 @@ export class BinaryCopyWriter {
     const negative = units < 0;
     let rest = negative ? -units : units;
     // Base-10000 digits, least significant (the 4 decimals) first; at most 4 for a safe integer.
-    let d0 = 0;
-    let d1 = 0;
-    let d2 = 0;
-    let d3 = 0;
-    d0 = rest % NBASE;
+    const d0 = rest % NBASE;
     rest = (rest - d0) / NBASE;
-    d1 = rest % NBASE;
+    const d1 = rest % NBASE;
     rest = (rest - d1) / NBASE;
-    d2 = rest % NBASE;
-    rest = (rest - d2) / NBASE;
-    d3 = rest;
+    const d2 = rest % NBASE;
+    const d3 = (rest - d2) / NBASE;
     const top = d3 !== 0 ? 3 : d2 !== 0 ? 2 : d1 !== 0 ? 1 : d0 !== 0 ? 0 : -1;
-    if (top < 0) return this.numericDigits(false, []);
-    const digits = [d0, d1, d2, d3];
-    let low = 0;
-    while (digits[low] === 0) low++;
+    const low = d0 !== 0 ? 0 : d1 !== 0 ? 1 : d2 !== 0 ? 2 : 3;
+    const count = top < 0 ? 0 : top - low + 1;
     const at = this.at;
-    const count = top - low + 1;
     this.bytes.writeInt32BE(8 + 2 * count, at);
     this.bytes.writeInt16BE(count, at + 4);
-    this.bytes.writeInt16BE(top - 1, at + 6);
-    this.bytes.writeUInt16BE(negative ? 0x4000 : 0, at + 8);
+    this.bytes.writeInt16BE(count === 0 ? 0 : top - 1, at + 6);
+    this.bytes.writeUInt16BE(negative && count > 0 ? 0x4000 : 0, at + 8);
     this.bytes.writeInt16BE(4, at + 10);
-    for (let i = top, o = at + 12; i >= low; i--, o += 2) this.bytes.writeInt16BE(digits[i], o);
-    this.at = at + 12 + 2 * count;
+    let o = at + 12;
+    for (let i = top; i >= low; i--, o += 2)
+      this.bytes.writeInt16BE(i === 3 ? d3 : i === 2 ? d2 : i === 1 ? d1 : d0, o);
+    this.at = o;
   }
 
   private bigNumeric(units: bigint): void {

@@ -1,5 +1,4 @@
 import { formatUnits } from './decimal.js';
-import type { SqlRun } from '../shared/native-transaction.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,
