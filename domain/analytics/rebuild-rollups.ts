@@ -30,6 +30,9 @@ export interface RebuildResult {
   items: number;
   events: number;
   durationMs: number;
+  /** Milliseconds of each phase, in order: the scan and fold, the loads' ends (and refolds), the indexes, the
+   * derived rollups, the statistics, the swap. */
+  phasesMs: Record<string, number>;
 }
 
 /** History entries per COPY of the scan (an index range each): the granularity of progress and back-pressure. */
@@ -107,6 +110,13 @@ export async function rebuildRollups(
   onProgress: (percent: number) => Promise<void> = async () => undefined,
 ): Promise<RebuildResult> {
   const started = Date.now();
+  const phasesMs: Record<string, number> = {};
+  let phaseStart = started;
+  const phase = (name: string) => {
+    const now = Date.now();
+    phasesMs[name] = now - phaseStart;
+    phaseStart = now;
+  };
   const options = (await nativePool(em)).options;
   const clients: pg.Client[] = [];
   const connect = async () => {
@@ -174,6 +184,7 @@ export async function rebuildRollups(
     });
     fold.finish();
     await Promise.all(writers.map(w => w.end()));
+    phase('scan');
     await onProgress(72);
 
     const usersDone = (async () => {
@@ -210,6 +221,7 @@ export async function rebuildRollups(
       );
       await Promise.all([refoldedDays.end(), refoldedReasons.end()]);
     }
+    phase('load');
     await onProgress(75);
     await Promise.all([
       (async () => {
@@ -222,6 +234,7 @@ export async function rebuildRollups(
       })(),
       usersDone,
     ]);
+    phase('index');
     await onProgress(88);
 
     await days.query('begin');
@@ -231,10 +244,12 @@ export async function rebuildRollups(
       for (const table of tables) await indexRebuiltTable(daySql, table);
     }
     await days.query('commit');
+    phase('derive');
     await onProgress(92);
     // Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans
     // know the new row counts from the first read.
     await daySql(`analyze ${ROLLUPS.map(rebuiltName).join(', ')}`);
+    phase('analyze');
     await onProgress(96);
 
     // The snapshot's events are folded: the analytics consumer's progress rows of them are set.
@@ -256,8 +271,9 @@ export async function rebuildRollups(
     await swap(reader, read);
     await reader.query('commit');
     await read(`analyze ${ITEM_STATES}`);
+    phase('swap');
     await onProgress(100);
-    return { items: fold.items.size, events: fold.events, durationMs: Date.now() - started };
+    return { items: fold.items.size, events: fold.events, durationMs: Date.now() - started, phasesMs };
   } finally {
     // Closing the connections ends unfinished transactions (their new tables vanish with them) and releases
     // the session lock.
