@@ -41,7 +41,11 @@ export class BinaryCopyWriter {
 
   async drained(): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!this.waiting) return;
+    // The stream may have drained since a write said it was full (its 'drain' event gone by then).
+    if (!this.waiting || !this.stream.writableNeedDrain) {
+      this.waiting = false;
+      return;
+    }
     await new Promise<void>((resolve, reject) => {
       const done = () => {
         this.stream.off('error', fail);
