@@ -22,6 +22,7 @@ const NBASE = 10000;
  */
 export class BinaryCopyWriter {
   private bytes = Buffer.allocUnsafe(CHUNK + SLACK);
+  private view = viewOf(this.bytes);
   private at = 0;
   private waiting = false;
   private failure: Error | null = null;
@@ -66,34 +67,34 @@ export class BinaryCopyWriter {
       if (this.failure) throw this.failure;
       this.send();
     }
-    this.bytes.writeInt16BE(fields, this.at);
+    this.view.setInt16(this.at, fields);
     this.at += 2;
     this.rows++;
   }
 
   null(): void {
-    this.bytes.writeInt32BE(-1, this.at);
+    this.view.setInt32(this.at, -1);
     this.at += 4;
   }
 
   int2(value: number): void {
-    this.bytes.writeInt32BE(2, this.at);
-    this.bytes.writeInt16BE(value, this.at + 4);
+    this.view.setInt32(this.at, 2);
+    this.view.setInt16(this.at + 4, value);
     this.at += 6;
   }
 
   int4(value: number): void {
-    this.bytes.writeInt32BE(4, this.at);
-    this.bytes.writeInt32BE(value, this.at + 4);
+    this.view.setInt32(this.at, 4);
+    this.view.setInt32(this.at + 4, value);
     this.at += 8;
   }
 
   /** A safe integer as int8 (event ids, sums of quantities). */
   int8(value: number): void {
     const high = Math.floor(value / TWO32);
-    this.bytes.writeInt32BE(8, this.at);
-    this.bytes.writeInt32BE(high, this.at + 4);
-    this.bytes.writeUInt32BE(value - high * TWO32, this.at + 8);
+    this.view.setInt32(this.at, 8);
+    this.view.setInt32(this.at + 4, high);
+    this.view.setUint32(this.at + 8, value - high * TWO32);
     this.at += 12;
   }
 
@@ -104,21 +105,36 @@ export class BinaryCopyWriter {
 
   /** 16 bytes of a uuid at `offset` of `source`. */
   uuid(source: Buffer, offset: number): void {
-    this.bytes.writeInt32BE(16, this.at);
-    source.copy(this.bytes, this.at + 4, offset, offset + 16);
-    this.at += 20;
+    const bytes = this.bytes;
+    const at = this.at + 4;
+    this.view.setInt32(this.at, 16);
+    for (let i = 0; i < 16; i++) bytes[at + i] = source[offset + i];
+    this.at = at + 16;
   }
 
   /** Text already in the connection's encoding. */
   text(source: Buffer): void {
-    this.bytes.writeInt32BE(source.length, this.at);
-    source.copy(this.bytes, this.at + 4);
-    this.at += 4 + source.length;
+    const length = source.length;
+    const at = this.at + 4;
+    this.view.setInt32(this.at, length);
+    if (length > 64) source.copy(this.bytes, at);
+    else for (let i = 0, bytes = this.bytes; i < length; i++) bytes[at + i] = source[i];
+    this.at = at + length;
   }
 
   /** An amount in units of 1e-4 as `numeric` (scale 4; the column's typmod rounds nothing off exact units). */
   numeric(units: number | bigint): void {
     if (typeof units === 'bigint') return this.bigNumeric(units);
+    const view = this.view;
+    const at = this.at;
+    if (units === 0) {
+      // No digits, weight 0, sign +, scale 4.
+      view.setInt32(at, 8);
+      view.setInt32(at + 4, 0);
+      view.setInt32(at + 8, 4);
+      this.at = at + 12;
+      return;
+    }
     const negative = units < 0;
     let rest = negative ? -units : units;
     // Base-10000 digits, least significant (the 4 decimals) first; at most 4 for a safe integer.
@@ -128,18 +144,17 @@ export class BinaryCopyWriter {
     rest = (rest - d1) / NBASE;
     const d2 = rest % NBASE;
     const d3 = (rest - d2) / NBASE;
-    const top = d3 !== 0 ? 3 : d2 !== 0 ? 2 : d1 !== 0 ? 1 : d0 !== 0 ? 0 : -1;
+    const top = d3 !== 0 ? 3 : d2 !== 0 ? 2 : d1 !== 0 ? 1 : 0;
     const low = d0 !== 0 ? 0 : d1 !== 0 ? 1 : d2 !== 0 ? 2 : 3;
-    const count = top < 0 ? 0 : top - low + 1;
-    const at = this.at;
-    this.bytes.writeInt32BE(8 + 2 * count, at);
-    this.bytes.writeInt16BE(count, at + 4);
-    this.bytes.writeInt16BE(count === 0 ? 0 : top - 1, at + 6);
-    this.bytes.writeUInt16BE(negative && count > 0 ? 0x4000 : 0, at + 8);
-    this.bytes.writeInt16BE(4, at + 10);
+    const count = top - low + 1;
+    view.setInt32(at, 8 + 2 * count);
+    view.setInt16(at + 4, count);
+    view.setInt16(at + 6, top - 1);
+    view.setUint16(at + 8, negative ? 0x4000 : 0);
+    view.setInt16(at + 10, 4);
     let o = at + 12;
     for (let i = top; i >= low; i--, o += 2)
-      this.bytes.writeInt16BE(i === 3 ? d3 : i === 2 ? d2 : i === 1 ? d1 : d0, o);
+      view.setInt16(o, i === 3 ? d3 : i === 2 ? d2 : i === 1 ? d1 : d0);
     this.at = o;
   }
 
@@ -184,9 +199,12 @@ export class BinaryCopyWriter {
     if (this.at === 0) return;
     if (!this.stream.write(this.bytes.subarray(0, this.at))) this.waiting = true;
     this.bytes = Buffer.allocUnsafe(CHUNK + SLACK);
+    this.view = viewOf(this.bytes);
     this.at = 0;
   }
 }
+
+const viewOf = (bytes: Buffer) => new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
 
 /**
  * A binary `numeric` field (`length` bytes at `offset`) as units of 1e-4; NaN for a value that is not a number

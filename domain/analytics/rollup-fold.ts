@@ -124,6 +124,8 @@ export class RollupFold {
   private runSupplier = new Int32Array(0);
   private writtenDay = new Int32Array(0);
   private revisited = new Uint8Array(0);
+  private runningSupplier = new Int32Array(0);
+  private runningEntries = new Float64Array(0);
   private row = new Float64Array(0);
   /** Amounts that are not safe integers, by their index in `c` (negative: -1 - slot) or `row`. */
   private readonly big = new Map<number, bigint>();
@@ -181,7 +183,7 @@ export class RollupFold {
     user: number,
   ): void {
     this.events++;
-    if (item >= this.capacity) this.grow();
+    if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
     while (reason >= this.reasonKinds.length)
       this.reasonKinds.push(reasonKind(this.reasons.texts[this.reasonKinds.length]));
@@ -424,9 +426,7 @@ export class RollupFold {
     if (skip) return;
     const at = item * F;
     const row = this.row;
-    const key = item * SUPPLIERS + supplier;
-    const running = (this.running.get(key) ?? 0) + row[at + ENTRIES];
-    this.running.set(key, running);
+    const running = this.addRunning(item, supplier, row[at + ENTRIES]);
     const w = this.dayRows;
     w.row(23);
     w.uuid(itemId, 0);
@@ -444,12 +444,25 @@ export class RollupFold {
     w.numeric(row[at + CLOSING_PRICE]);
     w.int4(row[at + WAC_Q]);
     w.numeric(this.amount(at + WAC_C));
-    for (const bucket of [PURCHASES_QTY, RETURNS_IN_QTY, COGS_QTY, WRITE_OFF_QTY]) {
+    for (let bucket = PURCHASES_QTY; bucket <= WRITE_OFF_QTY; bucket += 2) {
       w.int8(row[at + bucket]);
       w.numeric(this.amount(at + bucket + 1));
     }
     w.int8(row[at + LAST_EVENT]);
     w.int8(running);
+  }
+
+  /**
+   * Adds a day row's entries to the running count of its (item, supplier) pair and returns it: an item's first
+   * supplier in typed arrays, the others (an item that changed supplier) in a map.
+   */
+  private addRunning(item: number, supplier: number, entries: number): number {
+    if (this.runningSupplier[item] === -1) this.runningSupplier[item] = supplier;
+    if (this.runningSupplier[item] === supplier) return (this.runningEntries[item] += entries);
+    const key = item * SUPPLIERS + supplier;
+    const running = (this.running.get(key) ?? 0) + entries;
+    this.running.set(key, running);
+    return running;
   }
 
   /** The stream reached `day`: rows and user counts of days before the day before are written. */
@@ -495,8 +508,9 @@ export class RollupFold {
     }
   }
 
-  private grow(): void {
-    const capacity = Math.max(1024, this.capacity * 2);
+  private grow(item: number): void {
+    let capacity = Math.max(1024, this.capacity * 2);
+    while (capacity <= item) capacity *= 2;
     const widen = <T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T, fill?: number) => {
       if (fill !== undefined) to.fill(fill);
       to.set(from);
@@ -509,6 +523,8 @@ export class RollupFold {
     this.runSupplier = widen(this.runSupplier, new Int32Array(capacity));
     this.writtenDay = widen(this.writtenDay, new Int32Array(capacity), NONE);
     this.revisited = widen(this.revisited, new Uint8Array(capacity));
+    this.runningSupplier = widen(this.runningSupplier, new Int32Array(capacity), -1);
+    this.runningEntries = widen(this.runningEntries, new Float64Array(capacity));
     this.row = widen(this.row, new Float64Array(capacity * F));
     this.capacity = capacity;
     this.reasonArrays(this.reasonStride);
