@@ -30,7 +30,7 @@ export interface RebuildResult {
   items: number;
   events: number;
   durationMs: number;
-  /** Milliseconds of each phase, in order: the scan and fold, the loads' ends (and refolds), the indexes, the
+  /** Milliseconds of each phase, in order: the wait for the rebuild lock, the scan and fold, the loads' ends (and refolds), the indexes, the
    * derived rollups, the statistics, the swap. */
   phasesMs: Record<string, number>;
 }
@@ -134,6 +134,7 @@ export async function rebuildRollups(
     const reader = await connect();
     const read = run(reader);
     await reader.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
+    phase('lock');
     await dropRebuiltTables(read, ROLLUPS);
     await reader.query('begin isolation level repeatable read');
     await read(`
