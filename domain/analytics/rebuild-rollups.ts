@@ -54,13 +54,26 @@ const ITEM_STATES = 'analytics_item';
 
 /**
  * Rollups derived from the folded ones once those are complete, in order: `derive` fills the new tables of
- * `tables` from the new tables of the rollups before them (`table(rollup)` names a rollup's new table). A rollup
- * added here is rebuilt, indexed and swapped with the others.
+ * `tables` from the new tables of `sources` (and of the derived rollups before it; `table(rollup)` names a
+ * rollup's new table). A rollup added here is rebuilt, indexed and swapped with the others. Those derived from
+ * the day rows alone are filled on the day rows' connection before their indexes are built, while the reason
+ * rows' indexes are built on the other; the others once every folded rollup is complete.
  */
 const DERIVED: {
   tables: string[];
+  sources: string[];
   derive: (sql: SqlRun, table: (rollup: string) => string) => Promise<void>;
-}[] = [{ tables: ACTIVITY_ROLLUPS, derive: deriveActivityRollups }];
+}[] = [{ tables: ACTIVITY_ROLLUPS, sources: FOLDED.days, derive: deriveActivityRollups }];
+const fromDays = (d: (typeof DERIVED)[number]) => d.sources.every(source => FOLDED.days.includes(source));
+
+/** Fills the new tables of derived rollups and builds their indexes, on one connection's transaction. */
+async function derive(sql: SqlRun, derived: typeof DERIVED): Promise<void> {
+  for (const { tables, derive: fill } of derived) {
+    for (const table of tables) await createRebuiltTable(sql, table);
+    await fill(sql, rebuiltName);
+    for (const table of tables) await indexRebuiltTable(sql, table);
+  }
+}
 
 const ROLLUPS = [...Object.values(FOLDED).flat(), ...DERIVED.flatMap(d => d.tables)];
 
@@ -226,6 +239,7 @@ export async function rebuildRollups(
     await onProgress(75);
     await Promise.all([
       (async () => {
+        await derive(daySql, DERIVED.filter(fromDays));
         await indexRebuiltTable(daySql, 'analytics_item_day');
         await days.query('commit');
       })(),
@@ -235,16 +249,15 @@ export async function rebuildRollups(
       })(),
       usersDone,
     ]);
-    phase('index');
+    phase('index (and derive from the day rows)');
     await onProgress(88);
 
-    await days.query('begin');
-    for (const { tables, derive } of DERIVED) {
-      for (const table of tables) await createRebuiltTable(daySql, table);
-      await derive(daySql, rebuiltName);
-      for (const table of tables) await indexRebuiltTable(daySql, table);
+    const late = DERIVED.filter(d => !fromDays(d));
+    if (late.length > 0) {
+      await days.query('begin');
+      await derive(daySql, late);
+      await days.query('commit');
     }
-    await days.query('commit');
     phase('derive');
     await onProgress(92);
     // Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans
