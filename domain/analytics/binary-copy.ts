@@ -21,11 +21,13 @@ const NBASE = 10000;
  * `pressure` says the stream wants the writer to wait for `drained()`.
  */
 export class BinaryCopyWriter {
-  private bytes = Buffer.allocUnsafe(CHUNK + SLACK);
+  private bytes: Buffer = Buffer.allocUnsafe(CHUNK + SLACK);
   private view = viewOf(this.bytes);
   private at = 0;
   private waiting = false;
   private failure: Error | null = null;
+  private previous: Buffer | null = null;
+  private readonly free: Buffer[] = [];
   rows = 0;
 
   constructor(private readonly stream: Writable) {
@@ -195,10 +197,21 @@ export class BinaryCopyWriter {
     await finished(this.stream);
   }
 
+  /**
+   * Hands the chunk to the stream and goes on in a free one. A chunk is reused once the NEXT one's write has
+   * called back: the connection writes in order and called back when its socket held less than a chunk, so
+   * by then none of the earlier chunk's bytes are waiting to be sent. Without the reuse, dead chunks outside the
+   * heap piled up until a full collection (RSS +200 MB at 10^7).
+   */
   private send(): void {
     if (this.at === 0) return;
-    if (!this.stream.write(this.bytes.subarray(0, this.at))) this.waiting = true;
-    this.bytes = Buffer.allocUnsafe(CHUNK + SLACK);
+    const chunk = this.bytes;
+    const before = this.previous;
+    this.previous = chunk;
+    const room = this.free;
+    if (!this.stream.write(chunk.subarray(0, this.at), () => before && room.length < 4 && room.push(before)))
+      this.waiting = true;
+    this.bytes = room.pop() ?? Buffer.allocUnsafe(CHUNK + SLACK);
     this.view = viewOf(this.bytes);
     this.at = 0;
   }

@@ -15,6 +15,7 @@ import {
   REASON_COPY_COLUMNS,
   RollupFold,
   USER_COPY_COLUMNS,
+  uuidText,
 } from './rollup-fold.js';
 import {
   createRebuiltTable,
@@ -149,6 +150,7 @@ export async function rebuildRollups(
     await reader.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
     phase('lock');
     await dropRebuiltTables(read, ROLLUPS);
+    await read(`drop table if exists ${DUPLICATE_REASONS}`);
     await reader.query('begin isolation level repeatable read');
     await read(`
       create temp table rebuild_pending on commit drop as
@@ -172,9 +174,24 @@ export async function rebuildRollups(
       'select (select coalesce(sum(entries), 0) from history_count_month) as n',
     );
     const totalEvents = Math.max(1, Number(n) + pending.length);
+    // The range of the events' days, from the history's month counts and the pending events.
+    const [range] = await read<{ first: number | null; last: number | null }>(
+      `select min(month) - date '2000-01-01' as first,
+              (max(month) + interval '1 month')::date - date '2000-01-01' as last
+       from history_count_month`,
+    );
+    const pendingDays = pending.map(e => Number(e.day));
+    const firstDay = Math.min(range.first ?? Infinity, ...pendingDays);
+    const lastDay = Math.max(range.last ?? -Infinity, ...pendingDays.map(day => day + 1));
+    const dayCount = Number.isFinite(firstDay) ? lastDay - firstDay : 0;
 
-    const [days, reasons, users] = await Promise.all([connect(), connect(), connect()]);
-    const [daySql, reasonSql, userSql] = [run(days), run(reasons), run(users)];
+    const [days, reasons, users, duplicates] = await Promise.all([
+      connect(),
+      connect(),
+      connect(),
+      connect(),
+    ]);
+    const [daySql, reasonSql, userSql, duplicateSql] = [run(days), run(reasons), run(users), run(duplicates)];
     for (const [client, sql, tables] of [
       [days, daySql, FOLDED.days],
       [reasons, reasonSql, FOLDED.reasons],
@@ -184,20 +201,37 @@ export async function rebuildRollups(
       await sql(`set local maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
       for (const table of tables) await createRebuiltTable(sql, table);
     }
+    await duplicates.query('begin');
+    await duplicateSql(
+      `create table ${DUPLICATE_REASONS} (like analytics_reason_day including defaults, last_event_id bigint)`,
+    );
+    const duplicateReasonRows = new BinaryCopyWriter(
+      duplicates.query(
+        copyFrom(
+          `copy ${DUPLICATE_REASONS} (${REASON_COPY_COLUMNS.join(', ')}, last_event_id) from stdin (format binary, freeze)`,
+        ),
+      ),
+    );
     const dayRows = copyInto(days, 'analytics_item_day', DAY_COPY_COLUMNS);
     const reasonRows = copyInto(reasons, 'analytics_reason_day', REASON_COPY_COLUMNS);
     const userRows = copyInto(users, 'analytics_user_day', USER_COPY_COLUMNS);
-    const writers = [dayRows, reasonRows, userRows];
-    const fold = new RollupFold(dayRows, reasonRows, userRows);
+    const writers = [dayRows, reasonRows, userRows, duplicateReasonRows];
+    const fold = new RollupFold(dayRows, reasonRows, userRows, duplicateReasonRows, firstDay, dayCount);
     await onProgress(0);
 
-    await scanEvents(reader, fold, pending, EVENTS_PER_READ, async events => {
-      // The writers set the pace: rows of at most one read wait in memory.
-      await Promise.all(writers.map(w => w.drained()));
-      await onProgress(Math.min(70, Math.floor((events / totalEvents) * 70)));
-    });
+    const drained = () => Promise.all(writers.map(w => w.drained())).then(() => undefined);
+    // The writers set the pace: the rows of one piece of the read at most wait in memory.
+    await scanEvents(
+      reader,
+      fold,
+      pending,
+      EVENTS_PER_READ,
+      events => onProgress(Math.min(70, Math.floor((events / totalEvents) * 70))),
+      () => (writers.some(w => w.pressure) ? drained() : undefined),
+    );
     fold.finish();
     await Promise.all(writers.map(w => w.end()));
+    await duplicates.query('commit');
     phase('scan');
     await onProgress(72);
 
@@ -208,7 +242,7 @@ export async function rebuildRollups(
           `with late as (delete from ${rebuiltName('analytics_user_day')} where day = any($1::date[]) returning *)
            insert into ${rebuiltName('analytics_user_day')} (day, supplier_key, created_by, slot, entries)
            select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
-          [late.map(day => new Date(Date.UTC(2000, 0, 1 + day)).toISOString().slice(0, 10))],
+          [late.map(isoDay)],
         );
       for (const table of FOLDED.users) await indexRebuiltTable(userSql, table);
       await users.query('commit');
@@ -235,6 +269,29 @@ export async function rebuildRollups(
       );
       await Promise.all([refoldedDays.end(), refoldedReasons.end()]);
     }
+    // Day rows written twice (an item back on a day it had left) are merged, then the running counts of the
+    // pairs written out of day order are recounted (only the rows whose count changes are written again).
+    const revisitedIds = new Set(revisited);
+    const twice = { items: [] as string[], days: [] as string[], suppliers: [] as string[] };
+    for (let i = 0; i < fold.duplicates.length; i += 3) {
+      const item = uuidText(fold.items.values[fold.duplicates[i]]);
+      if (revisitedIds.has(item)) continue;
+      twice.items.push(item);
+      twice.days.push(isoDay(fold.duplicates[i + 1]));
+      twice.suppliers.push(uuidText(fold.suppliers.values[fold.duplicates[i + 2]]));
+    }
+    const dirty = fold.dirtyItems();
+    await Promise.all([
+      (async () => {
+        if (twice.items.length > 0) await mergeDayRows(daySql, twice);
+        if (dirty.length > 0) await recountDayRows(daySql, dirty);
+      })(),
+      (async () => {
+        if (twice.items.length > 0) await mergeReasonRows(reasonSql, revisited);
+        // Dropped in the reason rows' transaction, which has read it.
+        await reasonSql(`drop table ${DUPLICATE_REASONS}`);
+      })(),
+    ]);
     phase('load');
     await onProgress(75);
     await Promise.all([
@@ -293,6 +350,92 @@ export async function rebuildRollups(
     // the session lock.
     await Promise.all(clients.map(client => client.end().catch(() => undefined)));
   }
+}
+
+/** The reason rows of day rows written twice, with their runs' last event ids (a table of the rebuild's own). */
+const DUPLICATE_REASONS = `${rebuiltName('analytics_reason_day')}_duplicates`;
+
+const isoDay = (day: number) => new Date(Date.UTC(2000, 0, 1 + day)).toISOString().slice(0, 10);
+
+const DAY_SUMS = [
+  'entries',
+  'qty_in',
+  'qty_out',
+  'price_sum',
+  'purchases_qty',
+  'purchases_cost',
+  'returns_in_qty',
+  'returns_in_cost',
+  'cogs_qty',
+  'cogs_cost',
+  'write_off_qty',
+  'write_off_cost',
+];
+
+/** Merges the new day rows of the keys given (sums added, the rest from the row of the latest event). */
+async function mergeDayRows(
+  sql: SqlRun,
+  keys: { items: string[]; days: string[]; suppliers: string[] },
+): Promise<void> {
+  const table = rebuiltName('analytics_item_day');
+  const columns = DAY_COPY_COLUMNS.filter(c => c !== 'cum_entries');
+  const merged = columns.map(c =>
+    ['item_id', 'day', 'supplier_key'].includes(c)
+      ? c
+      : DAY_SUMS.includes(c)
+        ? `sum(${c})`
+        : `(array_agg(${c} order by last_event_id desc))[1]`,
+  );
+  await sql(
+    `create temp table rebuild_twice on commit drop as
+     select distinct item_id, day, supplier_key from unnest($1::uuid[], $2::date[], $3::uuid[]) k(item_id, day, supplier_key)`,
+    [keys.items, keys.days, keys.suppliers],
+  );
+  await sql(
+    `with d as (delete from ${table} t using rebuild_twice k
+                where t.item_id = k.item_id and t.day = k.day and t.supplier_key = k.supplier_key returning t.*)
+     insert into ${table} (${columns.join(', ')}, cum_entries)
+     select ${merged.join(', ')}, 0 from d group by item_id, day, supplier_key`,
+  );
+}
+
+/** Recounts the running counts of the new day rows of `items`, writing the rows whose count changes. */
+async function recountDayRows(sql: SqlRun, items: string[]): Promise<void> {
+  const table = rebuiltName('analytics_item_day');
+  await sql(
+    `update ${table} t set cum_entries = w.cum
+     from (select ctid as tid, cum_entries,
+                  sum(entries) over (partition by item_id, supplier_key order by day) as cum
+           from ${table} where item_id = any($1::uuid[])) w
+     where t.ctid = w.tid and t.cum_entries <> w.cum`,
+    [items],
+  );
+}
+
+/**
+ * Merges the new reason rows with the reason rows of day rows written twice (DUPLICATE_REASONS): sums added, the
+ * name from the latest run (a row written first has the earliest events of its key). Items folded again
+ * (`refolded`) are left out: their rows are written whole.
+ */
+async function mergeReasonRows(sql: SqlRun, refolded: string[]): Promise<void> {
+  const table = rebuiltName('analytics_reason_day');
+  const columns = 'item_id, day, supplier_key, reason, item_name, entries, increase, decrease';
+  await sql(
+    `with twice as (select * from ${DUPLICATE_REASONS} where item_id <> all($1::uuid[])),
+          d as (delete from ${table} t
+                using (select distinct item_id, day, supplier_key, reason from twice) k
+                where t.item_id = k.item_id and t.day = k.day and t.supplier_key = k.supplier_key
+                  and t.reason = k.reason
+                returning t.*)
+     insert into ${table} (${columns})
+     select item_id, day, supplier_key, reason,
+            (array_agg(item_name order by last_event_id desc nulls last))[1], sum(entries), sum(increase),
+            sum(decrease)
+     from (select ${columns}, null::bigint as last_event_id from d
+           union all select ${columns}, last_event_id from twice) x
+     group by item_id, day, supplier_key, reason`,
+    [refolded],
+  );
 }
 
 /** Statements with native parameters on one connection. */

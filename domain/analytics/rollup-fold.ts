@@ -79,6 +79,23 @@ const RETURN = 1;
 const RETURNED_TO_SUPPLIER = 2;
 const WRITE_OFF = 4;
 
+interface Pair {
+  running: number;
+  lastDay: number;
+  /** Entries by day (a Fenwick tree over the days); null without one (the memory budget). */
+  tree: Float64Array | null | undefined;
+}
+
+/** Memory for the pairs' day indexes (beyond it, pairs out of day order are folded again, item by item). */
+const INDEX_BUDGET = 96 * 1024 * 1024;
+
+/** The sum of a Fenwick tree's values 0..i. */
+function prefix(tree: Float64Array, i: number): number {
+  let sum = 0;
+  for (let k = i + 1; k > 0; k -= k & -k) sum += tree[k];
+  return sum;
+}
+
 /** Integer division of safe integers num >= 0, den > 0, rounded half up (decimal.ts divRound). */
 function divRound(num: number, den: number): number {
   let q = Math.floor(num / den);
@@ -122,10 +139,15 @@ export class RollupFold {
   private lastEvent = new Float64Array(0);
   private runDay = new Int32Array(0);
   private runSupplier = new Int32Array(0);
-  private writtenDay = new Int32Array(0);
   private revisited = new Uint8Array(0);
-  private runningSupplier = new Int32Array(0);
-  private runningEntries = new Float64Array(0);
+  /** Each item's (item, supplier) pairs: its first supplier's at its slot, the others by key. */
+  private readonly firstPairs: (Pair | undefined)[] = [];
+  private readonly firstSuppliers: number[] = [];
+  private readonly otherPairs = new Map<number, Pair>();
+  private indexBytes = 0;
+  /** Day rows written twice (item slot, day, supplier), to be merged. */
+  readonly duplicates: number[] = [];
+  private readonly dirty = new Set<number>();
   private row = new Float64Array(0);
   /** Amounts that are not safe integers, by their index in `c` (negative: -1 - slot) or `row`. */
   private readonly big = new Map<number, bigint>();
@@ -141,10 +163,17 @@ export class RollupFold {
   private readonly userDays = new Map<number, Map<number, number>>();
   private readonly lateUsers = new Map<number, Map<number, number>>();
 
+  /**
+   * `firstDay` and `days`: the range of days of the events (from 2000-01-01), for the pairs' day indexes;
+   * `duplicateReasonRows` takes the reason rows of a day row written twice, with the run's last event id.
+   */
   constructor(
     private readonly dayRows: BinaryCopyWriter,
     private readonly reasonRows: BinaryCopyWriter,
     private readonly userRows: BinaryCopyWriter,
+    private readonly duplicateReasonRows: BinaryCopyWriter,
+    private readonly firstDay: number,
+    private readonly days: number,
   ) {
     // The nil uuid is the key of "no supplier" (supplier id 0).
     this.suppliers.idOf(Buffer.alloc(16), 0, 16);
@@ -192,7 +221,6 @@ export class RollupFold {
 
     const open = this.runDay[item];
     if (open !== day || this.runSupplier[item] !== supplier) {
-      if ((open !== NONE && day < open) || day <= this.writtenDay[item]) this.revisited[item] = 1;
       if (open !== NONE) this.close(item);
       this.openRun(item, day, supplier);
     }
@@ -398,18 +426,21 @@ export class RollupFold {
     const day = this.runDay[item];
     const supplier = this.runSupplier[item];
     this.runDay[item] = NONE;
-    this.writtenDay[item] = day;
     const stride = this.reasonStride;
     const reasons = this.reasons.size;
-    const skip = this.revisited[item] === 1;
+    const at = item * F;
+    const row = this.row;
+    const placed = this.revisited[item] === 1 ? null : this.place(item, supplier, day, row[at + ENTRIES]);
+    const skip = placed === null;
+    const duplicate = placed !== null && placed < 0;
     const itemId = this.items.values[item];
     const supplierKey = this.suppliers.values[supplier];
     for (let reason = 0, r = item * stride; reason < reasons; reason++, r++) {
       const entries = this.reasonEntries[r];
       if (entries === 0) continue;
       if (!skip) {
-        const w = this.reasonRows;
-        w.row(8);
+        const w = duplicate ? this.duplicateReasonRows : this.reasonRows;
+        w.row(duplicate ? 9 : 8);
         w.uuid(itemId, 0);
         w.date(day);
         w.uuid(supplierKey, 0);
@@ -418,15 +449,15 @@ export class RollupFold {
         w.int4(entries);
         w.int8(this.reasonIncrease[r]);
         w.int8(this.reasonDecrease[r]);
+        if (duplicate) w.int8(row[at + LAST_EVENT]);
       }
       this.reasonEntries[r] = 0;
       this.reasonIncrease[r] = 0;
       this.reasonDecrease[r] = 0;
     }
     if (skip) return;
-    const at = item * F;
-    const row = this.row;
-    const running = this.addRunning(item, supplier, row[at + ENTRIES]);
+    const running = duplicate ? 0 : placed;
+    if (duplicate) this.duplicates.push(item, day, supplier);
     const w = this.dayRows;
     w.row(23);
     w.uuid(itemId, 0);
@@ -453,16 +484,55 @@ export class RollupFold {
   }
 
   /**
-   * Adds a day row's entries to the running count of its (item, supplier) pair and returns it: an item's first
-   * supplier in typed arrays, the others (an item that changed supplier) in a map.
+   * Places a day row about to be written in its (item, supplier) pair: returns its running count (the pair's
+   * entries up to its day), -1 when the pair already has a row of that day (a duplicate, to be merged), or null
+   * when the item must be folded again (refoldItems). A pair's entries by day are in a Fenwick tree over the
+   * events' days, so a row written after rows of later days gets its exact running count; those later rows' counts
+   * are then stale, and the pair "dirty" (dirtyItems: recounted in SQL). Pairs whose trees would pass the memory
+   * budget keep a plain running count, and their item is folded again if its rows come out of day order.
    */
-  private addRunning(item: number, supplier: number, entries: number): number {
-    if (this.runningSupplier[item] === -1) this.runningSupplier[item] = supplier;
-    if (this.runningSupplier[item] === supplier) return (this.runningEntries[item] += entries);
+  private place(item: number, supplier: number, day: number, entries: number): number | null {
+    const pair = this.pairOf(item, supplier);
+    const i = day - this.firstDay;
+    if (pair.tree === undefined) {
+      const bytes = 8 * (this.days + 1);
+      pair.tree = this.indexBytes + bytes <= INDEX_BUDGET ? new Float64Array(this.days + 1) : null;
+      if (pair.tree) this.indexBytes += bytes;
+    }
+    if (pair.tree === null || i < 0 || i >= this.days) {
+      if (day <= pair.lastDay || pair.tree) {
+        this.revisited[item] = 1;
+        return null;
+      }
+      pair.lastDay = day;
+      return (pair.running += entries);
+    }
+    const tree = pair.tree;
+    const present = prefix(tree, i) - prefix(tree, i - 1) > 0;
+    if (present || day < pair.lastDay) this.dirty.add(item);
+    for (let k = i + 1; k < tree.length; k += k & -k) tree[k] += entries;
+    pair.running += entries;
+    if (day > pair.lastDay) pair.lastDay = day;
+    return present ? -1 : prefix(tree, i);
+  }
+
+  private pairOf(item: number, supplier: number): Pair {
+    const first = this.firstSuppliers[item];
+    if (first === undefined || first === supplier) {
+      this.firstSuppliers[item] = supplier;
+      return (this.firstPairs[item] ??= { running: 0, lastDay: NONE, tree: undefined });
+    }
     const key = item * SUPPLIERS + supplier;
-    const running = (this.running.get(key) ?? 0) + entries;
-    this.running.set(key, running);
-    return running;
+    let pair = this.otherPairs.get(key);
+    if (!pair) this.otherPairs.set(key, (pair = { running: 0, lastDay: NONE, tree: undefined }));
+    return pair;
+  }
+
+  /** Items with a pair whose running counts must be recounted (rows written out of day order). */
+  dirtyItems(): string[] {
+    return [...this.dirty]
+      .filter(item => !this.revisited[item])
+      .map(item => uuidText(this.items.values[item]));
   }
 
   /** The stream reached `day`: rows and user counts of days before the day before are written. */
@@ -521,10 +591,7 @@ export class RollupFold {
     this.lastEvent = widen(this.lastEvent, new Float64Array(capacity));
     this.runDay = widen(this.runDay, new Int32Array(capacity), NONE);
     this.runSupplier = widen(this.runSupplier, new Int32Array(capacity));
-    this.writtenDay = widen(this.writtenDay, new Int32Array(capacity), NONE);
     this.revisited = widen(this.revisited, new Uint8Array(capacity));
-    this.runningSupplier = widen(this.runningSupplier, new Int32Array(capacity), -1);
-    this.runningEntries = widen(this.runningEntries, new Float64Array(capacity));
     this.row = widen(this.row, new Float64Array(capacity * F));
     this.capacity = capacity;
     this.reasonArrays(this.reasonStride);

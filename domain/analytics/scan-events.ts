@@ -31,7 +31,8 @@ const int8 = (bytes: Buffer, offset: number) =>
  * Folds every event of the transaction's snapshot into `fold` in event-id order: the history, read in batches of
  * `batch` entries (keyset pagination on its unique event id, each batch one `COPY … TO STDOUT (FORMAT binary)`
  * of an index range), merged with `pending` (sorted by event id). Rows are decoded straight from COPY's bytes:
- * no row object and no string per entry. `onBatch(events)` after each batch (it may wait, e.g. for the writers).
+ * no row object and no string per entry. `onBatch(events)` after each batch; `pace()` after each piece of a
+ * batch (a promise when the fold's output must be waited for, which holds the read back meanwhile).
  */
 export async function scanEvents(
   client: pg.Client,
@@ -39,6 +40,7 @@ export async function scanEvents(
   pending: PendingEvent[],
   batch: number,
   onBatch: (events: number) => Promise<void>,
+  pace: () => Promise<void> | undefined,
 ): Promise<void> {
   let next = 0;
   const foldPendingBefore = (eventId: number) => {
@@ -119,6 +121,8 @@ export async function scanEvents(
         at = end;
       }
       carry = at < bytes.length ? bytes.subarray(at) : null;
+      const wait = pace();
+      if (wait) await wait;
     }
     await onBatch(fold.events);
     if (rows < batch) break;
