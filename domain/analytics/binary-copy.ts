@@ -6,7 +6,7 @@ export const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER = Buffer.concat([COPY_SIGNATURE, Buffer.alloc(8)]);
 
 /** A chunk goes to the stream once it holds this much; a row never holds more than the slack. */
-const CHUNK = 1 << 20;
+const CHUNK = 256 * 1024;
 const SLACK = 64 * 1024;
 
 const SAFE = Number.MAX_SAFE_INTEGER;

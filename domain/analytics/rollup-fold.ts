@@ -87,7 +87,7 @@ interface Pair {
 }
 
 /** Memory for the pairs' day indexes (beyond it, pairs out of day order are folded again, item by item). */
-const INDEX_BUDGET = 96 * 1024 * 1024;
+const INDEX_BUDGET = 32 * 1024 * 1024;
 
 /** The sum of a Fenwick tree's values 0..i. */
 function prefix(tree: Float64Array, i: number): number {

@@ -48,6 +48,7 @@ export async function scanEvents(
       foldPending(fold, pending[next++]);
   };
   const field = new Int32Array(FIELDS * 2);
+  let joined = Buffer.allocUnsafe(256 * 1024);
   let lastEventId: number | null = null;
   for (;;) {
     const after = lastEventId === null ? '' : `where outbox_event_id > ${lastEventId}`;
@@ -63,7 +64,22 @@ export async function scanEvents(
     let headerSeen = false;
     let carry: Buffer | null = null;
     for await (const piece of stream as AsyncIterable<Buffer>) {
-      const bytes: Buffer = carry ? Buffer.concat([carry, piece]) : piece;
+      // A row cut between pieces: its start and the next piece are joined in a buffer kept across pieces (a new
+      // buffer per piece was garbage outside the heap that piled up until a full collection).
+      let bytes: Buffer = piece;
+      if (carry) {
+        const length = carry.length + piece.length;
+        if (joined.length < length) joined = Buffer.allocUnsafe(Math.max(length, 2 * joined.length));
+        if (carry.buffer === joined.buffer)
+          joined.copyWithin(
+            0,
+            carry.byteOffset - joined.byteOffset,
+            carry.byteOffset - joined.byteOffset + carry.length,
+          );
+        else carry.copy(joined, 0);
+        piece.copy(joined, carry.length);
+        bytes = joined.subarray(0, length);
+      }
       let at = 0;
       if (!headerSeen) {
         if (bytes.length < HEADER) {
