@@ -15,7 +15,6 @@ import {
   REASON_COPY_COLUMNS,
   RollupFold,
   USER_COPY_COLUMNS,
-  uuidText,
 } from './rollup-fold.js';
 import {
   createRebuiltTable,
@@ -271,23 +270,14 @@ export async function rebuildRollups(
     }
     // Day rows written twice (an item back on a day it had left) are merged, then the running counts of the
     // pairs written out of day order are recounted (only the rows whose count changes are written again).
-    const revisitedIds = new Set(revisited);
-    const twice = { items: [] as string[], days: [] as string[], suppliers: [] as string[] };
-    for (let i = 0; i < fold.duplicates.length; i += 3) {
-      const item = uuidText(fold.items.values[fold.duplicates[i]]);
-      if (revisitedIds.has(item)) continue;
-      twice.items.push(item);
-      twice.days.push(isoDay(fold.duplicates[i + 1]));
-      twice.suppliers.push(uuidText(fold.suppliers.values[fold.duplicates[i + 2]]));
-    }
     const dirty = fold.dirtyItems();
     await Promise.all([
       (async () => {
-        if (twice.items.length > 0) await mergeDayRows(daySql, twice);
+        if (fold.duplicates.length > 0) await mergeDayRows(days, daySql, fold, revisited);
         if (dirty.length > 0) await recountDayRows(daySql, dirty);
       })(),
       (async () => {
-        if (twice.items.length > 0) await mergeReasonRows(reasonSql, revisited);
+        if (fold.duplicates.length > 0) await mergeReasonRows(reasonSql, revisited);
         // Dropped in the reason rows' transaction, which has read it.
         await reasonSql(`drop table ${DUPLICATE_REASONS}`);
       })(),
@@ -372,10 +362,16 @@ const DAY_SUMS = [
   'write_off_cost',
 ];
 
-/** Merges the new day rows of the keys given (sums added, the rest from the row of the latest event). */
+/**
+ * Merges the new day rows written twice (RollupFold.duplicates; sums added, the rest from the row of the latest
+ * event), leaving out the items folded again (`refolded`). Their keys go to the server as binary COPY rows (no
+ * string per key).
+ */
 async function mergeDayRows(
+  client: pg.Client,
   sql: SqlRun,
-  keys: { items: string[]; days: string[]; suppliers: string[] },
+  fold: RollupFold,
+  refolded: string[],
 ): Promise<void> {
   const table = rebuiltName('analytics_item_day');
   const columns = DAY_COPY_COLUMNS.filter(c => c !== 'cum_entries');
@@ -386,16 +382,22 @@ async function mergeDayRows(
         ? `sum(${c})`
         : `(array_agg(${c} order by last_event_id desc))[1]`,
   );
+  await sql('create temp table rebuild_twice (item_id uuid, day date, supplier_key uuid) on commit drop');
+  const keys = new BinaryCopyWriter(client.query(copyFrom('copy rebuild_twice from stdin (format binary)')));
+  for (let i = 0; i < fold.duplicates.length; i += 3) {
+    keys.row(3);
+    keys.uuid(fold.items.values[fold.duplicates[i]], 0);
+    keys.date(fold.duplicates[i + 1]);
+    keys.uuid(fold.suppliers.values[fold.duplicates[i + 2]], 0);
+  }
+  await keys.end();
   await sql(
-    `create temp table rebuild_twice on commit drop as
-     select distinct item_id, day, supplier_key from unnest($1::uuid[], $2::date[], $3::uuid[]) k(item_id, day, supplier_key)`,
-    [keys.items, keys.days, keys.suppliers],
-  );
-  await sql(
-    `with d as (delete from ${table} t using rebuild_twice k
+    `with k as (select distinct item_id, day, supplier_key from rebuild_twice where item_id <> all($1::uuid[])),
+          d as (delete from ${table} t using k
                 where t.item_id = k.item_id and t.day = k.day and t.supplier_key = k.supplier_key returning t.*)
      insert into ${table} (${columns.join(', ')}, cum_entries)
      select ${merged.join(', ')}, 0 from d group by item_id, day, supplier_key`,
+    [refolded],
   );
 }
 
