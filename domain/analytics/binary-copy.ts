@@ -201,7 +201,7 @@ export class BinaryCopyWriter {
    * Hands the chunk to the stream and goes on in a free one. A chunk is reused once the NEXT one's write has
    * called back: the connection writes in order and called back when its socket held less than a chunk, so
    * by then none of the earlier chunk's bytes are waiting to be sent. Without the reuse, dead chunks outside the
-   * heap piled up until a full collection (RSS +200 MB at 10^7).
+   * heap piled up until a full collection.
    */
   private send(): void {
     if (this.at === 0) return;
