@@ -93,15 +93,19 @@ export const supplierBucketUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows. */
-export async function deriveActivityRollups(sql: SqlRun): Promise<void> {
-  await sql(`insert into analytics_item_supplier (${PAIR_COLUMNS}) ${pairTotals('analytics_item_day')}`);
+/** The rollups deriveActivityRollups fills. */
+export const ACTIVITY_ROLLUPS = ['analytics_item_supplier', ...SUPPLIER_TABLES.map(t => t.table)];
+
+/**
+ * The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows; `table`
+ * names the table a rollup's rows are read from or written to (the rebuild's new tables).
+ */
+export async function deriveActivityRollups(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+  const days = table('analytics_item_day');
+  await sql(`insert into ${table('analytics_item_supplier')} (${PAIR_COLUMNS}) ${pairTotals(days)}`);
   for (const target of SUPPLIER_TABLES)
     await sql(
-      `insert into ${target.table} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
-       ${bucketSums(target, 'analytics_item_day')}`,
+      `insert into ${table(target.table)} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
+       ${bucketSums(target, days)}`,
     );
 }
-
-/** The running-count expression the rebuild computes while copying its staged item-day rows. */
-export const CUM_ENTRIES_WINDOW = 'sum(entries) over (partition by item_id, supplier_key order by day)';

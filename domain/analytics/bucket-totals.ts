@@ -29,11 +29,15 @@ export const bucketTotalUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The rebuild's derivation of the totals from the (complete) supplier buckets, in slot 0. */
-export async function deriveBucketTotals(sql: SqlRun): Promise<void> {
+/**
+ * The rebuild's derivation of the totals from the (complete) supplier buckets, in slot 0; `table(rollup)` names
+ * the table a rollup is rebuilt in.
+ */
+export async function deriveBucketTotals(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
   for (const t of TOTAL_TABLES)
     await sql(
-      `insert into ${t.table} (${t.key}, slot, ${BUCKET_SUMS.join(', ')})
-       select ${t.key}, 0, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')} from ${t.from} group by 1 order by 1`,
+      `insert into ${table(t.table)} (${t.key}, slot, ${BUCKET_SUMS.join(', ')})
+       select ${t.key}, 0, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')} from ${table(t.from)}
+       group by 1 order by 1`,
     );
 }

@@ -1,14 +1,30 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { STOCK_CHANGED } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
 import { pendingForSql } from '../outbox/pending-events.js';
-import { nativePool, statementName, type SqlRun } from '../shared/native-transaction.js';
-import { foldItemEvents, NO_SUPPLIER, type DayRow, type FoldEvent } from './fold-item-events.js';
-import type { WacState } from './wac.js';
+import { nativePool, type SqlRun } from '../shared/native-transaction.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
-import { DAY_NAMES, LATEST, stageDayRows, SUMS, writeItemStates } from './write-rollups.js';
-import { CUM_ENTRIES_WINDOW, deriveActivityRollups } from './activity-rollups.js';
+import { ACTIVITY_ROLLUPS, deriveActivityRollups } from './activity-rollups.js';
+import { BinaryCopyWriter } from './binary-copy.js';
+import { refoldItems } from './refold-items.js';
+import {
+  DAY_COPY_COLUMNS,
+  ITEM_COPY_COLUMNS,
+  REASON_COPY_COLUMNS,
+  RollupFold,
+  USER_COPY_COLUMNS,
+} from './rollup-fold.js';
+import {
+  createRebuiltTable,
+  dropRebuiltTables,
+  indexRebuiltTable,
+  lockRollups,
+  rebuiltName,
+  swapRebuiltTables,
+} from './rollup-tables.js';
+import { scanEvents, type PendingEvent } from './scan-events.js';
 import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
 import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
 
@@ -16,23 +32,62 @@ export interface RebuildResult {
   items: number;
   events: number;
   durationMs: number;
+  /** Milliseconds of each phase, in order: the wait for the rebuild lock, the scan and fold, the loads' ends (and refolds), the indexes, the
+   * derived rollups, the statistics, the swap. */
+  phasesMs: Record<string, number>;
 }
 
-/** Events per cursor read of the stream; day rows per staging write. */
-const EVENTS_PER_READ = 20_000;
-const DAY_ROWS_PER_WRITE = 5_000;
+/** History entries per COPY of the scan (an index range each): the granularity of progress and back-pressure. */
+const EVENTS_PER_READ = 100_000;
 
-const ROLLUP_TABLES = [
-  'analytics_item_day',
-  'analytics_reason_day',
-  'analytics_user_day',
-  'analytics_item',
-  'analytics_item_supplier',
-  'analytics_supplier_day',
-  'analytics_supplier_month',
-  ...REASON_ROLLUP_TABLES,
-  ...BUCKET_TOTAL_TABLES,
+/** The rollups the fold writes into new tables, and the connection (writer) that loads each. */
+const FOLDED = {
+  days: ['analytics_item_day'],
+  reasons: ['analytics_reason_day'],
+  users: ['analytics_user_day'],
+};
+
+/**
+ * The items' running WAC state (one row per item) is rewritten in place in the reader's transaction, not
+ * swapped: a held consumer batch reads it in the same statement that waits for the rebuild lock, so it holds a
+ * lock on the table for as long as the rebuild holds its own, and a swap could never take it.
+ */
+const ITEM_STATES = 'analytics_item';
+
+/**
+ * Rollups derived from the folded ones once those are complete, in order: `derive` fills the new tables of
+ * `tables` from the new tables of `sources` (and of the derived rollups before it; `table(rollup)` names a
+ * rollup's new table). A rollup added here is rebuilt, indexed and swapped with the others. Those derived from
+ * the day rows alone are filled on the day rows' connection before their indexes are built, while the reason
+ * rows' indexes are built on the other; the others once every folded rollup is complete.
+ */
+const DERIVED: {
+  tables: string[];
+  sources: string[];
+  derive: (sql: SqlRun, table: (rollup: string) => string) => Promise<void>;
+}[] = [
+  { tables: ACTIVITY_ROLLUPS, sources: FOLDED.days, derive: deriveActivityRollups },
+  // From the supplier buckets just derived from the day rows, in the same transaction.
+  { tables: BUCKET_TOTAL_TABLES, sources: FOLDED.days, derive: deriveBucketTotals },
+  { tables: REASON_ROLLUP_TABLES, sources: FOLDED.reasons, derive: deriveReasonRollups },
 ];
+const fromDays = (d: (typeof DERIVED)[number]) => d.sources.every(source => FOLDED.days.includes(source));
+
+/** Fills the new tables of derived rollups and builds their indexes, on one connection's transaction. */
+async function derive(sql: SqlRun, derived: typeof DERIVED): Promise<void> {
+  for (const { tables, derive: fill } of derived) {
+    for (const table of tables) await createRebuiltTable(sql, table);
+    await fill(sql, rebuiltName);
+    for (const table of tables) await indexRebuiltTable(sql, table);
+  }
+}
+
+const ROLLUPS = [...Object.values(FOLDED).flat(), ...DERIVED.flatMap(d => d.tables)];
+
+/** Memory for one index build of the new tables (per writer connection, two builds at once at most). */
+const INDEX_BUILD_MEMORY = "'128MB'";
+/** How long the swap waits for the rollups' locks before it lets readers go on and tries again. */
+const SWAP_LOCK_TIMEOUT = "'100ms'";
 
 /**
  * Every event of the rebuild's snapshot: the history plus rebuild_pending (`where` narrows both). Both sides
@@ -42,197 +97,391 @@ const ROLLUP_TABLES = [
 const sourceSql = (where = '') => `
   select outbox_event_id as event_id, item_id, item_name::text, supplier_id, supplier_name::text, change,
          quantity_after, reason::text, price_at_change::text as price, created_by::text,
-         ("timestamp" at time zone 'UTC')::date as day,
+         ("timestamp" at time zone 'UTC')::date::text as day_text,
          case when reversal_of is not null then unit_cost::text end as reversal_unit_cost
   from stock_history ${where}
   union all
   select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-         created_by, day, reversal_unit_cost
+         created_by, day::text, reversal_unit_cost
   from rebuild_pending ${where}`;
 
 /**
- * Recomputes every analytics rollup from the stock history in ONE repeatable-read transaction, so readers see
- * the old rollups until it commits and every statement reads the same snapshot of committed events: the
- * history plus the `stock.changed` events whose entry is not written yet. The rebuild lock is taken on the
- * connection before that transaction starts (a session lock: inside it, taking it would fix the snapshot before
- * the wait), so no analytics fold runs meanwhile (a full rebuild is a long transaction by design: no statement
- * timeout on its connection); writes go on, and events committed later stay pending for the
- * consumer, which folds them afterwards (for one item always newer than everything in the snapshot). The
- * events are read item by item in bounded batches, straight from the history's item index, so the worker's
- * memory does not grow with the history; reason and user rows are aggregated in SQL per batch.
+ * Recomputes every analytics rollup from the stock history into NEW tables and swaps them in, so readers see the
+ * old rollups until the new ones are complete, in one short transaction.
+ *
+ * The reader connection takes the rebuild lock (a session lock: inside the transaction, taking it would fix the
+ * snapshot before the wait), so no analytics fold runs meanwhile; drops the new tables a crashed rebuild left;
+ * and opens ONE repeatable-read transaction whose snapshot is the rebuild's: the history plus the
+ * `stock.changed` events whose entry is not written yet. Writes go on; events committed later stay pending for
+ * the consumer, which folds them after the swap (for one item always newer than everything in the snapshot).
+ * It reads the events in event-id order as binary COPY (scan-events.ts) into the typed fold (rollup-fold.ts),
+ * which writes the day, reason and user rows as binary COPY, each table on a writer connection of its own (so
+ * PostgreSQL loads them on another core while Node folds) into a new table without indexes, in its creating
+ * transaction (COPY FREEZE: no later pass sets hint bits or freezes them). The indexes are built once the rows
+ * are in (a sorted build each, the writers in parallel); the derived rollups are filled from the new tables; all
+ * are analyzed. Then the reader's transaction marks the snapshot's events folded for the analytics consumer,
+ * drops the old rollups and gives the new tables their names, indexes and constraints, and commits.
+ *
+ * Memory follows the items (and two days of user counts), never the history. A crash at any point leaves the old
+ * rollups as they were (the new tables are dropped by the next rebuild).
  */
 export async function rebuildRollups(
   em: EntityManager,
   onProgress: (percent: number) => Promise<void> = async () => undefined,
 ): Promise<RebuildResult> {
   const started = Date.now();
-  // A connection of its own (the ORM's settings and type parsers), held for the whole rebuild and closed after.
-  const client = new pg.Client((await nativePool(em)).options);
-  await client.connect();
-  client.on('error', () => undefined);
-  const sql: SqlRun = async <T>(text: string, values: unknown[] = []) =>
-    (await client.query({ name: statementName(text), text, values })).rows as T[];
-  try {
-    await client.query('set statement_timeout = 0');
-    // It also waits as long as it takes for the consumers' shared hold of the rebuild lock.
-    await client.query('set lock_timeout = 0');
-    await client.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
-    await client.query('begin isolation level repeatable read');
-    const result = await rebuildIn(sql, onProgress);
-    await client.query('commit');
-    // The rollups were replaced whole: their statistics are made anew, or the readers' plans would still
-    // assume the old row counts.
-    await client.query(`analyze ${ROLLUP_TABLES.join(', ')}`);
-    return { ...result, durationMs: Date.now() - started };
-  } finally {
-    // Closing the connection ends an unfinished transaction and releases the session lock.
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** An item's fold while the stream passes: its state, and its events of the latest day not yet folded. */
-interface OpenItem {
-  state: WacState & { lastEventId: string };
-  day: string;
-  events: FoldEvent[];
-}
-
-async function rebuildIn(sql: SqlRun, onProgress: (percent: number) => Promise<void>) {
-  await sql(`
-    create temp table rebuild_pending on commit drop as
-    select o.id as event_id, (o.payload->>'itemId')::uuid as item_id, o.payload->>'itemName' as item_name,
-           (o.payload->>'supplierId')::uuid as supplier_id, o.payload->>'supplierName' as supplier_name,
-           (o.payload->>'change')::int as change, (o.payload->>'quantityAfter')::int as quantity_after,
-           o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
-           o.payload->>'createdBy' as created_by,
-           ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
-           case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
-    from outbox_event o
-    where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
-      and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
-  // The number of events, from the history's count rows (never a count of the history).
-  const [{ n }] = await sql<{ n: string }>(`
-    select (select coalesce(sum(entries), 0) from history_count_month)
-         + (select count(*) from rebuild_pending) as n`);
-  const totalEvents = Number(n);
-  for (const table of ROLLUP_TABLES) await sql(`delete from ${table}`);
-  // Day rows are staged unindexed and copied in day order at the end: range scans by day then touch
-  // contiguous pages (the consumer appends in time order anyway).
-  await sql(
-    'create temp table rebuild_item_day on commit drop as select * from analytics_item_day with no data',
-  );
-  await onProgress(0);
-
-  // One pass over every event in event-id order (the history's event index follows its physical order, so
-  // this reads it about sequentially). Each item's events are folded a UTC day at a time, when its next day
-  // begins, with the state its earlier days left: memory holds one day of each item, never the history. An
-  // item whose events go back to an earlier day (clocks out of order) stages more than one row for a day; those
-  // are merged when the rows are copied (sums added, the rest from the later row), as one fold would have.
-  const open = new Map<string, OpenItem>();
-  const revisited = new Set<string>();
-  let staged: DayRow[] = [];
-  const fold = (item: OpenItem) => {
-    const result = foldItemEvents(item.state, item.events);
-    item.state = result.state;
-    item.events = [];
-    for (const day of result.days) staged.push(day);
+  const phasesMs: Record<string, number> = {};
+  let phaseStart = started;
+  const phase = (name: string) => {
+    const now = Date.now();
+    phasesMs[name] = now - phaseStart;
+    phaseStart = now;
   };
-  // A cursor declared in SQL, so the staging writes can run on the same connection between its reads.
-  await sql(`declare rebuild_events no scroll cursor for ${sourceSql()} order by event_id`);
-  let events = 0;
-  for (;;) {
-    const rows = await sql<any>(`fetch ${EVENTS_PER_READ} from rebuild_events`);
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      const event = foldEvent(r);
-      let item = open.get(event.itemId);
-      if (!item)
-        open.set(
-          event.itemId,
-          (item = { state: { q: 0, c: 0n, lastEventId: '0' }, day: event.day, events: [] }),
-        );
-      if (event.day !== item.day && item.events.length > 0) {
-        if (event.day < item.day) revisited.add(event.itemId);
-        fold(item);
-      }
-      item.day = event.day;
-      item.events.push(event);
-    }
-    events += rows.length;
-    if (staged.length >= DAY_ROWS_PER_WRITE) {
-      await stageDayRows(sql, staged, 'rebuild_item_day');
-      staged = [];
-    }
-    await onProgress(Math.min(80, Math.floor((events / Math.max(1, totalEvents)) * 80)));
-  }
-  await sql('close rebuild_events');
-  for (const item of open.values()) if (item.events.length > 0) fold(item);
-  await stageDayRows(sql, staged, 'rebuild_item_day');
-  staged = [];
-  const states = [...open].map(([itemId, item]) => ({ itemId, ...item.state }));
-  await writeItemStates(sql, states);
+  const options = (await nativePool(em)).options;
+  const clients: pg.Client[] = [];
+  const connect = async () => {
+    // Connections of their own (the ORM's settings and type parsers), closed at the end. A full rebuild runs
+    // long statements by design: no statement timeout; locks are waited for as long as it takes.
+    const client = new pg.Client(options);
+    clients.push(client);
+    client.on('error', () => undefined);
+    await client.connect();
+    await client.query('set statement_timeout = 0');
+    await client.query('set lock_timeout = 0');
+    return client;
+  };
+  try {
+    const reader = await connect();
+    const read = run(reader);
+    await reader.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
+    phase('lock');
+    await dropRebuiltTables(read, ROLLUPS);
+    await read(`drop table if exists ${DUPLICATE_REASONS}`);
+    await reader.query('begin isolation level repeatable read');
+    await read(`
+      create temp table rebuild_pending on commit drop as
+      select o.id as event_id, (o.payload->>'itemId')::uuid as item_id, o.payload->>'itemName' as item_name,
+             (o.payload->>'supplierId')::uuid as supplier_id, o.payload->>'supplierName' as supplier_name,
+             (o.payload->>'change')::int as change, (o.payload->>'quantityAfter')::int as quantity_after,
+             o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
+             o.payload->>'createdBy' as created_by,
+             ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
+             case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
+      from outbox_event o
+      where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
+        and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
+    const pending = await read<PendingEvent>(
+      `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
+              created_by, day - date '2000-01-01' as day, reversal_unit_cost
+       from rebuild_pending order by event_id`,
+    );
+    // The number of events, from the history's count rows (never a count of the history).
+    const [{ n }] = await read<{ n: string }>(
+      'select (select coalesce(sum(entries), 0) from history_count_month) as n',
+    );
+    const totalEvents = Math.max(1, Number(n) + pending.length);
+    // The range of the events' days, from the history's month counts and the pending events.
+    const [range] = await read<{ first: number | null; last: number | null }>(
+      `select min(month) - date '2000-01-01' as first,
+              (max(month) + interval '1 month')::date - date '2000-01-01' as last
+       from history_count_month`,
+    );
+    const pendingDays = pending.map(e => Number(e.day));
+    const firstDay = Math.min(range.first ?? Infinity, ...pendingDays);
+    const lastDay = Math.max(range.last ?? -Infinity, ...pendingDays.map(day => day + 1));
+    const dayCount = Number.isFinite(firstDay) ? lastDay - firstDay : 0;
 
-  await sql(
-    `insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
-     select ${DAY_NAMES.join(', ')}, ${CUM_ENTRIES_WINDOW}
-     from (select ${DAY_NAMES.join(', ')} from rebuild_item_day where not (item_id = any($1::uuid[]))
-           union all
-           select item_id, day, supplier_key, ${DAY_NAMES.filter(
-             c => !['item_id', 'day', 'supplier_key'].includes(c),
-           )
-             .map(c =>
-               SUMS.includes(c)
-                 ? `sum(${c})`
-                 : LATEST.includes(c)
-                   ? `(array_agg(${c} order by last_event_id desc))[1]`
-                   : c,
-             )
-             .join(', ')}
-           from rebuild_item_day where item_id = any($1::uuid[]) group by item_id, day, supplier_key) d
-     order by day, item_id, supplier_key`,
-    [[...revisited]],
-  );
-  await onProgress(85);
-  await deriveActivityRollups(sql);
-  await deriveBucketTotals(sql);
-  await sql(`
-    insert into analytics_reason_day (item_id, day, supplier_key, reason, item_name, entries, increase, decrease)
-    select item_id, day, coalesce(supplier_id, '${NO_SUPPLIER}'), reason,
-           (array_agg(item_name order by event_id desc))[1], count(*),
-           sum(greatest(change, 0)), sum(greatest(-change, 0))
-    from (${sourceSql()}) s group by 1, 2, 3, 4 order by 2, 1`);
-  await deriveReasonRollups(sql);
-  await onProgress(95);
-  await sql(`
-    insert into analytics_user_day (day, supplier_key, created_by, entries)
-    select day, coalesce(supplier_id, '${NO_SUPPLIER}'), created_by, count(*)
-    from (${sourceSql()}) s group by 1, 2, 3 order by 1`);
-  // The snapshot's events are folded: the analytics consumer's progress rows of them are set.
-  await sql(
-    `update outbox_pending p set done_at = now()
-     where p.consumer = ${ANALYTICS_CONSUMER.code} and p.done_at is null
-       and (exists (select 1 from stock_history h where h.outbox_event_id = p.id)
-            or exists (select 1 from rebuild_pending r where r.event_id = p.id))`,
-  );
-  await onProgress(100);
-  return { items: states.length, events };
+    const [days, reasons, users, duplicates] = await Promise.all([
+      connect(),
+      connect(),
+      connect(),
+      connect(),
+    ]);
+    const [daySql, reasonSql, userSql, duplicateSql] = [run(days), run(reasons), run(users), run(duplicates)];
+    for (const [client, sql, tables] of [
+      [days, daySql, FOLDED.days],
+      [reasons, reasonSql, FOLDED.reasons],
+      [users, userSql, FOLDED.users],
+    ] as const) {
+      await client.query('begin');
+      await sql(`set local maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
+      for (const table of tables) await createRebuiltTable(sql, table);
+    }
+    await duplicates.query('begin');
+    await duplicateSql(
+      `create table ${DUPLICATE_REASONS} (like analytics_reason_day including defaults, last_event_id bigint)`,
+    );
+    const duplicateReasonRows = new BinaryCopyWriter(
+      duplicates.query(
+        copyFrom(
+          `copy ${DUPLICATE_REASONS} (${REASON_COPY_COLUMNS.join(', ')}, last_event_id) from stdin (format binary, freeze)`,
+        ),
+      ),
+    );
+    const dayRows = copyInto(days, 'analytics_item_day', DAY_COPY_COLUMNS);
+    const reasonRows = copyInto(reasons, 'analytics_reason_day', REASON_COPY_COLUMNS);
+    const userRows = copyInto(users, 'analytics_user_day', USER_COPY_COLUMNS);
+    const writers = [dayRows, reasonRows, userRows, duplicateReasonRows];
+    const fold = new RollupFold(dayRows, reasonRows, userRows, duplicateReasonRows, firstDay, dayCount);
+    await onProgress(0);
+
+    const drained = () => Promise.all(writers.map(w => w.drained())).then(() => undefined);
+    // The writers set the pace: the rows of one piece of the read at most wait in memory.
+    await scanEvents(
+      reader,
+      fold,
+      pending,
+      EVENTS_PER_READ,
+      events => onProgress(Math.min(70, Math.floor((events / totalEvents) * 70))),
+      () => (writers.some(w => w.pressure) ? drained() : undefined),
+    );
+    fold.finish();
+    await Promise.all(writers.map(w => w.end()));
+    await duplicates.query('commit');
+    phase('scan');
+    await onProgress(72);
+
+    const usersDone = (async () => {
+      const late = fold.lateDays();
+      if (late.length > 0)
+        await userSql(
+          `with late as (delete from ${rebuiltName('analytics_user_day')} where day = any($1::date[]) returning *)
+           insert into ${rebuiltName('analytics_user_day')} (day, supplier_key, created_by, slot, entries)
+           select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
+          [late.map(isoDay)],
+        );
+      for (const table of FOLDED.users) await indexRebuiltTable(userSql, table);
+      await users.query('commit');
+    })();
+    // Items whose events went back to days already written: their rows are folded again, whole.
+    const revisited = fold.revisitedItems();
+    if (revisited.length > 0) {
+      await Promise.all([
+        daySql(`delete from ${rebuiltName('analytics_item_day')} where item_id = any($1::uuid[])`, [
+          revisited,
+        ]),
+        reasonSql(`delete from ${rebuiltName('analytics_reason_day')} where item_id = any($1::uuid[])`, [
+          revisited,
+        ]),
+      ]);
+      const refoldedDays = copyInto(days, 'analytics_item_day', DAY_COPY_COLUMNS, false);
+      const refoldedReasons = copyInto(reasons, 'analytics_reason_day', REASON_COPY_COLUMNS, false);
+      await refoldItems(
+        read,
+        sourceSql('where item_id = any($1::uuid[])'),
+        revisited,
+        refoldedDays,
+        refoldedReasons,
+      );
+      await Promise.all([refoldedDays.end(), refoldedReasons.end()]);
+    }
+    // Day rows written twice (an item back on a day it had left) are merged, then the running counts of the
+    // pairs written out of day order are recounted (only the rows whose count changes are written again).
+    const dirty = fold.dirtyItems();
+    await Promise.all([
+      (async () => {
+        if (fold.duplicates.length > 0) await mergeDayRows(days, daySql, fold, revisited);
+        if (dirty.length > 0) await recountDayRows(daySql, dirty);
+      })(),
+      (async () => {
+        if (fold.duplicates.length > 0) await mergeReasonRows(reasonSql, revisited);
+        // Dropped in the reason rows' transaction, which has read it.
+        await reasonSql(`drop table ${DUPLICATE_REASONS}`);
+      })(),
+    ]);
+    phase('load');
+    await onProgress(75);
+    await Promise.all([
+      (async () => {
+        await derive(daySql, DERIVED.filter(fromDays));
+        await indexRebuiltTable(daySql, 'analytics_item_day');
+        await days.query('commit');
+      })(),
+      (async () => {
+        await indexRebuiltTable(reasonSql, 'analytics_reason_day');
+        await reasons.query('commit');
+      })(),
+      usersDone,
+    ]);
+    phase('index (and derive from the day rows)');
+    await onProgress(88);
+
+    const late = DERIVED.filter(d => !fromDays(d));
+    if (late.length > 0) {
+      await days.query('begin');
+      await derive(daySql, late);
+      await days.query('commit');
+    }
+    phase('derive');
+    await onProgress(92);
+    // Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans
+    // know the new row counts from the first read.
+    await daySql(`analyze ${ROLLUPS.map(rebuiltName).join(', ')}`);
+    phase('analyze');
+    await onProgress(96);
+
+    // The snapshot's events are folded: the analytics consumer's progress rows of them are set.
+    await read(
+      `update outbox_pending p set done_at = now()
+       where p.consumer = ${ANALYTICS_CONSUMER.code} and p.done_at is null
+         and (exists (select 1 from stock_history h where h.outbox_event_id = p.id)
+              or exists (select 1 from rebuild_pending r where r.event_id = p.id))`,
+    );
+    await onProgress(97);
+    await read(`delete from ${ITEM_STATES}`);
+    const items = new BinaryCopyWriter(
+      reader.query(
+        copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`),
+      ),
+    );
+    fold.writeItems(items);
+    await items.end();
+    await swap(reader, read);
+    await reader.query('commit');
+    await read(`analyze ${ITEM_STATES}`);
+    phase('swap');
+    await onProgress(100);
+    return { items: fold.items.size, events: fold.events, durationMs: Date.now() - started, phasesMs };
+  } finally {
+    // Closing the connections ends unfinished transactions (their new tables vanish with them) and releases
+    // the session lock.
+    await Promise.all(clients.map(client => client.end().catch(() => undefined)));
+  }
 }
 
-/** A source row as the fold reads it (the user rows are aggregated in SQL). */
-const foldEvent = (r: any): FoldEvent => ({
-  eventId: String(r.event_id),
-  itemId: r.item_id,
-  itemName: r.item_name,
-  supplierId: r.supplier_id,
-  supplierName: r.supplier_name,
-  day: typeof r.day === 'string' ? r.day : isoDay(r.day),
-  change: Number(r.change),
-  quantityAfter: Number(r.quantity_after),
-  reason: r.reason,
-  priceAtChange: String(r.price),
-  createdBy: '',
-  ...(r.reversal_unit_cost === null ? {} : { reversalUnitCost: String(r.reversal_unit_cost) }),
-});
+/** The reason rows of day rows written twice, with their runs' last event ids (a table of the rebuild's own). */
+const DUPLICATE_REASONS = `${rebuiltName('analytics_reason_day')}_duplicates`;
 
-const isoDay = (d: Date) =>
-  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const isoDay = (day: number) => new Date(Date.UTC(2000, 0, 1 + day)).toISOString().slice(0, 10);
+
+const DAY_SUMS = [
+  'entries',
+  'qty_in',
+  'qty_out',
+  'price_sum',
+  'purchases_qty',
+  'purchases_cost',
+  'returns_in_qty',
+  'returns_in_cost',
+  'cogs_qty',
+  'cogs_cost',
+  'write_off_qty',
+  'write_off_cost',
+];
+
+/**
+ * Merges the new day rows written twice (RollupFold.duplicates; sums added, the rest from the row of the latest
+ * event), leaving out the items folded again (`refolded`). Their keys go to the server as binary COPY rows (no
+ * string per key).
+ */
+async function mergeDayRows(
+  client: pg.Client,
+  sql: SqlRun,
+  fold: RollupFold,
+  refolded: string[],
+): Promise<void> {
+  const table = rebuiltName('analytics_item_day');
+  const columns = DAY_COPY_COLUMNS.filter(c => c !== 'cum_entries');
+  const merged = columns.map(c =>
+    ['item_id', 'day', 'supplier_key'].includes(c)
+      ? c
+      : DAY_SUMS.includes(c)
+        ? `sum(${c})`
+        : `(array_agg(${c} order by last_event_id desc))[1]`,
+  );
+  await sql('create temp table rebuild_twice (item_id uuid, day date, supplier_key uuid) on commit drop');
+  const keys = new BinaryCopyWriter(client.query(copyFrom('copy rebuild_twice from stdin (format binary)')));
+  for (let i = 0; i < fold.duplicates.length; i += 3) {
+    keys.row(3);
+    keys.uuid(fold.items.values[fold.duplicates[i]], 0);
+    keys.date(fold.duplicates[i + 1]);
+    keys.uuid(fold.suppliers.values[fold.duplicates[i + 2]], 0);
+  }
+  await keys.end();
+  await sql(
+    `with k as (select distinct item_id, day, supplier_key from rebuild_twice where item_id <> all($1::uuid[])),
+          d as (delete from ${table} t using k
+                where t.item_id = k.item_id and t.day = k.day and t.supplier_key = k.supplier_key returning t.*)
+     insert into ${table} (${columns.join(', ')}, cum_entries)
+     select ${merged.join(', ')}, 0 from d group by item_id, day, supplier_key`,
+    [refolded],
+  );
+}
+
+/** Recounts the running counts of the new day rows of `items`, writing the rows whose count changes. */
+async function recountDayRows(sql: SqlRun, items: string[]): Promise<void> {
+  const table = rebuiltName('analytics_item_day');
+  await sql(
+    `update ${table} t set cum_entries = w.cum
+     from (select ctid as tid, cum_entries,
+                  sum(entries) over (partition by item_id, supplier_key order by day) as cum
+           from ${table} where item_id = any($1::uuid[])) w
+     where t.ctid = w.tid and t.cum_entries <> w.cum`,
+    [items],
+  );
+}
+
+/**
+ * Merges the new reason rows with the reason rows of day rows written twice (DUPLICATE_REASONS): sums added, the
+ * name from the latest run (a row written first has the earliest events of its key). Items folded again
+ * (`refolded`) are left out: their rows are written whole.
+ */
+async function mergeReasonRows(sql: SqlRun, refolded: string[]): Promise<void> {
+  const table = rebuiltName('analytics_reason_day');
+  const columns = 'item_id, day, supplier_key, reason, item_name, entries, increase, decrease';
+  await sql(
+    `with twice as (select * from ${DUPLICATE_REASONS} where item_id <> all($1::uuid[])),
+          d as (delete from ${table} t
+                using (select distinct item_id, day, supplier_key, reason from twice) k
+                where t.item_id = k.item_id and t.day = k.day and t.supplier_key = k.supplier_key
+                  and t.reason = k.reason
+                returning t.*)
+     insert into ${table} (${columns})
+     select item_id, day, supplier_key, reason,
+            (array_agg(item_name order by last_event_id desc nulls last))[1], sum(entries), sum(increase),
+            sum(decrease)
+     from (select ${columns}, null::bigint as last_event_id from d
+           union all select ${columns}, last_event_id from twice) x
+     group by item_id, day, supplier_key, reason`,
+    [refolded],
+  );
+}
+
+/** Statements with native parameters on one connection. */
+const run =
+  (client: pg.Client): SqlRun =>
+  async <T>(text: string, values: unknown[] = []) =>
+    (await client.query(text, values)).rows as T[];
+
+/** A binary COPY into a rollup's new table, created in this transaction (`freeze`: its rows load frozen). */
+function copyInto(client: pg.Client, table: string, columns: string[], freeze = true): BinaryCopyWriter {
+  return new BinaryCopyWriter(
+    client.query(
+      copyFrom(
+        `copy ${rebuiltName(table)} (${columns.join(', ')}) from stdin (format binary${freeze ? ', freeze' : ''})`,
+      ),
+    ),
+  );
+}
+
+/**
+ * The swap, inside the reader's transaction: the rollups' locks with a short timeout (a savepoint undoes a try
+ * that timed out, and the readers it made wait go on), then the tables change places.
+ */
+async function swap(reader: pg.Client, read: SqlRun): Promise<void> {
+  for (;;) {
+    await reader.query('savepoint rebuild_swap');
+    try {
+      await reader.query(`set local lock_timeout = ${SWAP_LOCK_TIMEOUT}`);
+      await lockRollups(read, ROLLUPS);
+      await reader.query('set local lock_timeout = 0');
+      await swapRebuiltTables(read, ROLLUPS);
+      await reader.query('release savepoint rebuild_swap');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55P03') throw error;
+      await reader.query('rollback to savepoint rebuild_swap');
+      await new Promise(resolve => setTimeout(resolve, 50 + Math.floor(Math.random() * 200)));
+    }
+  }
+}

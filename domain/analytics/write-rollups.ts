@@ -1,5 +1,4 @@
 import { formatUnits } from './decimal.js';
-import type { SqlRun } from '../shared/native-transaction.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,
@@ -11,7 +10,7 @@ import { reasonRollupUpserts } from './reason-rollups.js';
 import { bucketTotalUpserts } from './bucket-totals.js';
 import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
 
-export const dayJson = (r: DayRow) => ({
+const dayJson = (r: DayRow) => ({
   item_id: r.itemId,
   day: r.day,
   supplier_key: r.supplierKey,
@@ -55,8 +54,8 @@ const userJson = (r: UserRow) => ({
 });
 
 /** The day row's additive columns, and those that follow its latest event. */
-export const SUMS = [...BUCKET_SUMS, 'price_sum'];
-export const LATEST = [
+const SUMS = [...BUCKET_SUMS, 'price_sum'];
+const LATEST = [
   'supplier_name',
   'item_name',
   'closing_quantity',
@@ -66,28 +65,15 @@ export const LATEST = [
   'last_event_id',
 ];
 
-export const DAY_COLUMNS = `item_id uuid, day date, supplier_key uuid, supplier_name varchar, item_name varchar,
+const DAY_COLUMNS = `item_id uuid, day date, supplier_key uuid, supplier_name varchar, item_name varchar,
   entries int, qty_in bigint, qty_out bigint, price_sum numeric, closing_quantity int, closing_price numeric,
   wac_q int, wac_c numeric, purchases_qty bigint, purchases_cost numeric, returns_in_qty bigint,
   returns_in_cost numeric, cogs_qty bigint, cogs_cost numeric, write_off_qty bigint, write_off_cost numeric,
   last_event_id bigint`;
-export const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
+const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
 
 /** Day rows sent as a JSON parameter, read back as `x` with the columns of `analytics_item_day`. */
 const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DAY_COLUMNS})`;
-
-/**
- * The rebuild's bulk write of day rows into the unindexed staging table `dayTable` (the rest is derived at its
- * end), in chunks of at most 5000 rows per statement (small JSON parameters).
- */
-export async function stageDayRows(sql: SqlRun, days: DayRow[], dayTable: string): Promise<void> {
-  for (let i = 0; i < days.length; i += 5000)
-    await sql(
-      `insert into ${dayTable} (${DAY_NAMES.join(', ')})
-       select ${DAY_NAMES.join(', ')} from ${dayRows('$1')}`,
-      [JSON.stringify(days.slice(i, i + 5000).map(dayJson))],
-    );
-}
 
 /** The items' running state after their folds. */
 const itemStates = (folds: FoldResult[]) =>
@@ -99,24 +85,6 @@ const itemStates = (folds: FoldResult[]) =>
       wac_c: formatUnits(f.state.c),
       last_event_id: f.state.lastEventId,
     }));
-
-/** The rebuild's write of the items' running state after their folds. */
-export async function writeItemStates(
-  sql: SqlRun,
-  states: { itemId: string; q: number; c: bigint; lastEventId: string }[],
-): Promise<void> {
-  for (let i = 0; i < states.length; i += 5000)
-    await sql(ITEM_STATE_UPSERT('$1'), [
-      JSON.stringify(
-        states.slice(i, i + 5000).map(s => ({
-          item_id: s.itemId,
-          wac_q: s.q,
-          wac_c: formatUnits(s.c),
-          last_event_id: s.lastEventId,
-        })),
-      ),
-    ]);
-}
 
 /**
  * The consumer's whole write of a batch as ONE statement (one round trip, and its own transaction when it runs

@@ -246,7 +246,7 @@ async function rebuild(base: string, auth: string, worker: BenchProcess, size: n
       progress: number;
       startedAt?: string;
       finishedAt?: string;
-      result?: { events?: number; durationMs?: number } | null;
+      result?: { events?: number; durationMs?: number; phasesMs?: Record<string, number> } | null;
     };
     if (status.progress < last) monotonic = false;
     last = status.progress;
@@ -257,7 +257,13 @@ async function rebuild(base: string, auth: string, worker: BenchProcess, size: n
       const durationMs =
         status.result?.durationMs ?? Date.parse(status.finishedAt!) - Date.parse(status.startedAt!);
       console.log(
-        `rebuild: ${events.toLocaleString('en')} events in ${secs(durationMs)}: ${Math.round(events / (durationMs / 1000)).toLocaleString('en')} entries/s; worker RSS ${mb(before)} -> peak ${mb(peak)}; progress ${monotonic ? 'only rose' : 'went back'}${status.result ? '' : ` (job result ${JSON.stringify(status.result)})`}`,
+        `rebuild: ${events.toLocaleString('en')} events in ${secs(durationMs)}: ${Math.round(events / (durationMs / 1000)).toLocaleString('en')} entries/s; worker RSS ${mb(before)} -> peak ${mb(peak)}; progress ${monotonic ? 'only rose' : 'went back'}${status.result ? '' : ` (job result ${JSON.stringify(status.result)})`}${
+          status.result?.phasesMs
+            ? `; phases ${Object.entries(status.result.phasesMs)
+                .map(([name, ms]) => `${name} ${secs(ms)}`)
+                .join(', ')}`
+            : ''
+        }`,
       );
       return;
     }

@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import fc from 'fast-check';
+import pg from 'pg';
 import cron from 'node-cron';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
@@ -177,6 +178,104 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
       ),
       { numRuns: 5, endOnFailure: true },
     );
+  });
+
+  /** An item with two days of history, folded; returns its id. */
+  const foldedItem = async () => {
+    const services = testApp().services;
+    const em = services.orm.em.fork();
+    const supplier = await createSupplier(em);
+    const item = await createItem(em, { supplierId: supplier.id, price: '4.00' });
+    await recordStockChange(em, {
+      itemId: item.id,
+      change: 6,
+      reason: 'RESTOCK',
+      at: new Date(Date.now() - 86_400_000),
+    });
+    await recordStockChange(em, { itemId: item.id, change: -2, reason: 'SALE', at: new Date() });
+    await settleConsumers(services);
+    return item.id;
+  };
+  const qtyIn = async (itemId: string) =>
+    (
+      await testApp()
+        .services.orm.em.fork()
+        .execute<{ n: string }[]>('select sum(qty_in)::text as n from analytics_item_day where item_id = ?', [
+          itemId,
+        ])
+    )[0].n;
+  /** A reader that keeps the day rollup open in a transaction: the rebuild's swap waits for it. */
+  const holdDayRollup = async () => {
+    const reader = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await reader.connect();
+    await reader.query('begin');
+    await reader.query('select count(*) from analytics_item_day');
+    return reader;
+  };
+  const leftovers = async () =>
+    (
+      await testApp()
+        .services.orm.em.fork()
+        .execute<{ n: string }[]>(
+          "select count(*)::text as n from pg_class where relname like 'analytics%\\_rebuild%'",
+        )
+    )[0].n;
+
+  it('When a rebuild has built the new rollups but not swapped them in, then readers still get the old ones; after the swap the new ones', async () => {
+    const itemId = await foldedItem();
+    await testApp()
+      .services.orm.em.fork()
+      .execute('update analytics_item_day set qty_in = qty_in + 100 where item_id = ?', [itemId]);
+    const reader = await holdDayRollup();
+    let jobId = '';
+    try {
+      jobId = (await api().post('/api/admin/reports/rebuild').set('Authorization', admin.auth).expect(202))
+        .body.jobId;
+      // Progress 97: every new table is complete and analyzed, the swap waits for the open reader.
+      await waitFor(async () => (await status(jobId)).progress >= 97, 60000, 'the rebuild to reach its swap');
+      expect((await status(jobId)).state).to.equal('active');
+      expect(await qtyIn(itemId), 'the old (damaged) rollup').to.equal('206');
+      expect(await leftovers(), 'the new tables, not yet swapped').to.not.equal('0');
+    } finally {
+      await reader.query('commit');
+      await reader.end();
+    }
+    await waitFor(async () => (await status(jobId)).state === 'completed', 60000, 'the rebuild');
+    expect(await qtyIn(itemId), 'the rebuilt rollup').to.equal('6');
+    expect(await leftovers()).to.equal('0');
+  });
+
+  it('When a rebuild is killed (-9) before its swap, then the old rollups are intact and the next rebuild replaces them', async () => {
+    const itemId = await foldedItem();
+    await testApp()
+      .services.orm.em.fork()
+      .execute('update analytics_item_day set qty_in = qty_in + 100 where item_id = ?', [itemId]);
+    const reader = await holdDayRollup();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/rebuild-reports.ts'], {
+        env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', chunk => (output += String(chunk)));
+      const exited = new Promise(resolve => child.on('exit', resolve));
+      await waitFor(() => /rebuild: 97%/.test(output), 60000, 'the rebuild to reach its swap');
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      await reader.query('commit');
+      await reader.end();
+    }
+    expect(await qtyIn(itemId), 'the old rollup, untouched').to.equal('206');
+    const res = await api().post('/api/admin/reports/rebuild').set('Authorization', admin.auth).expect(202);
+    await waitFor(
+      async () => ['completed', 'failed'].includes((await status(res.body.jobId)).state),
+      60000,
+      'the rebuild',
+    );
+    expect((await status(res.body.jobId)).state).to.equal('completed');
+    expect(await qtyIn(itemId)).to.equal('6');
+    expect(await leftovers(), 'the killed rebuild left no table behind').to.equal('0');
   });
 
   it('When events are committed but never enqueued (Redis lost them), then the sweeper folds them anyway', async () => {

@@ -1,0 +1,165 @@
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { COPY_SIGNATURE, numericUnits } from './binary-copy.js';
+import { toUnits } from './decimal.js';
+import type { RollupFold } from './rollup-fold.js';
+
+const HEADER = COPY_SIGNATURE.length + 8;
+const FIELDS = 12;
+
+/** An event of the snapshot not in the history yet (rebuild_pending), as the scan folds it. */
+export interface PendingEvent {
+  event_id: string;
+  item_id: string;
+  item_name: string;
+  supplier_id: string | null;
+  supplier_name: string | null;
+  change: number;
+  quantity_after: number;
+  reason: string;
+  price: string;
+  created_by: string;
+  /** Days from 2000-01-01. */
+  day: number;
+  reversal_unit_cost: string | null;
+}
+
+const int8 = (bytes: Buffer, offset: number) =>
+  bytes.readInt32BE(offset) * 0x1_0000_0000 + bytes.readUInt32BE(offset + 4);
+
+/**
+ * Folds every event of the transaction's snapshot into `fold` in event-id order: the history, read in batches of
+ * `batch` entries (keyset pagination on its unique event id, each batch one `COPY … TO STDOUT (FORMAT binary)`
+ * of an index range), merged with `pending` (sorted by event id). Rows are decoded straight from COPY's bytes:
+ * no row object and no string per entry. `onBatch(events)` after each batch; `pace()` after each piece of a
+ * batch (a promise when the fold's output must be waited for, which holds the read back meanwhile).
+ */
+export async function scanEvents(
+  client: pg.Client,
+  fold: RollupFold,
+  pending: PendingEvent[],
+  batch: number,
+  onBatch: (events: number) => Promise<void>,
+  pace: () => Promise<void> | undefined,
+): Promise<void> {
+  let next = 0;
+  const foldPendingBefore = (eventId: number) => {
+    while (next < pending.length && Number(pending[next].event_id) < eventId)
+      foldPending(fold, pending[next++]);
+  };
+  const field = new Int32Array(FIELDS * 2);
+  let joined = Buffer.allocUnsafe(256 * 1024);
+  let lastEventId: number | null = null;
+  for (;;) {
+    const after = lastEventId === null ? '' : `where outbox_event_id > ${lastEventId}`;
+    const stream = client.query(
+      copyTo(
+        `copy (select item_id, outbox_event_id, ("timestamp" at time zone 'UTC')::date, supplier_id, supplier_name,
+                      item_name, change, quantity_after, reason, price_at_change, created_by,
+                      case when reversal_of is not null then unit_cost end
+               from stock_history ${after} order by outbox_event_id limit ${batch}) to stdout (format binary)`,
+      ),
+    );
+    let rows = 0;
+    let headerSeen = false;
+    let carry: Buffer | null = null;
+    for await (const piece of stream as AsyncIterable<Buffer>) {
+      // A row cut between pieces: its start and the next piece are joined in a buffer kept across pieces (a new
+      // buffer per piece was garbage outside the heap that piled up until a full collection).
+      let bytes: Buffer = piece;
+      if (carry) {
+        const length = carry.length + piece.length;
+        if (joined.length < length) joined = Buffer.allocUnsafe(Math.max(length, 2 * joined.length));
+        if (carry.buffer === joined.buffer)
+          joined.copyWithin(
+            0,
+            carry.byteOffset - joined.byteOffset,
+            carry.byteOffset - joined.byteOffset + carry.length,
+          );
+        else carry.copy(joined, 0);
+        piece.copy(joined, carry.length);
+        bytes = joined.subarray(0, length);
+      }
+      let at = 0;
+      if (!headerSeen) {
+        if (bytes.length < HEADER) {
+          carry = bytes;
+          continue;
+        }
+        if (!bytes.subarray(0, COPY_SIGNATURE.length).equals(COPY_SIGNATURE))
+          throw new Error('report rebuild: not a binary COPY');
+        at = HEADER + bytes.readInt32BE(COPY_SIGNATURE.length + 4);
+        headerSeen = true;
+      }
+      for (;;) {
+        if (at + 2 > bytes.length) break;
+        const count = bytes.readInt16BE(at);
+        if (count === -1) {
+          at += 2;
+          break;
+        }
+        if (count !== FIELDS) throw new Error('report rebuild: unexpected row layout in binary COPY');
+        // Each field's offset and length (-1: null); the row waits for the next piece when it is cut.
+        let end = at + 2;
+        let whole = true;
+        for (let i = 0; i < FIELDS; i++) {
+          if (end + 4 > bytes.length) {
+            whole = false;
+            break;
+          }
+          const length = bytes.readInt32BE(end);
+          field[2 * i] = end + 4;
+          field[2 * i + 1] = length;
+          end += 4 + (length > 0 ? length : 0);
+        }
+        if (!whole || end > bytes.length) break;
+        const eventId = int8(bytes, field[2]);
+        foldPendingBefore(eventId);
+        const supplierAt = field[6];
+        const supplierNameAt = field[8];
+        const reversalAt = field[22];
+        fold.step(
+          fold.items.idOf(bytes, field[0], field[0] + 16),
+          eventId,
+          bytes.readInt32BE(field[4]),
+          field[7] < 0 ? 0 : fold.suppliers.idOf(bytes, supplierAt, supplierAt + 16),
+          field[9] < 0 ? -1 : fold.names.idOf(bytes, supplierNameAt, supplierNameAt + field[9]),
+          fold.names.idOf(bytes, field[10], field[10] + field[11]),
+          bytes.readInt32BE(field[12]),
+          bytes.readInt32BE(field[14]),
+          fold.reasons.idOf(bytes, field[16], field[16] + field[17]),
+          numericUnits(bytes, field[18]),
+          field[23] < 0 ? NaN : numericUnits(bytes, reversalAt),
+          fold.users.idOf(bytes, field[20], field[20] + field[21]),
+        );
+        lastEventId = eventId;
+        rows++;
+        at = end;
+      }
+      carry = at < bytes.length ? bytes.subarray(at) : null;
+      const wait = pace();
+      if (wait) await wait;
+    }
+    await onBatch(fold.events);
+    if (rows < batch) break;
+  }
+  while (next < pending.length) foldPending(fold, pending[next++]);
+}
+
+function foldPending(fold: RollupFold, e: PendingEvent): void {
+  const uuid = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
+  fold.step(
+    fold.items.idOf(uuid(e.item_id), 0, 16),
+    Number(e.event_id),
+    Number(e.day),
+    e.supplier_id === null ? 0 : fold.suppliers.idOf(uuid(e.supplier_id), 0, 16),
+    e.supplier_name === null ? -1 : fold.names.idOfText(e.supplier_name),
+    fold.names.idOfText(e.item_name),
+    Number(e.change),
+    Number(e.quantity_after),
+    fold.reasons.idOfText(e.reason),
+    Number(toUnits(e.price)),
+    e.reversal_unit_cost === null ? NaN : Number(toUnits(e.reversal_unit_cost)),
+    fold.users.idOfText(e.created_by),
+  );
+}
