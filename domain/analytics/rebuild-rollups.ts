@@ -27,6 +27,7 @@ import {
 import { scanEvents, type PendingEvent } from './scan-events.js';
 import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
 import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
+import { DAY_SUMS } from './write-rollups.js';
 
 export interface RebuildResult {
   items: number;
@@ -353,21 +354,6 @@ export async function rebuildRollups(
 const DUPLICATE_REASONS = `${rebuiltName('analytics_reason_day')}_duplicates`;
 
 const isoDay = (day: number) => new Date(Date.UTC(2000, 0, 1 + day)).toISOString().slice(0, 10);
-
-const DAY_SUMS = [
-  'entries',
-  'qty_in',
-  'qty_out',
-  'price_sum',
-  'purchases_qty',
-  'purchases_cost',
-  'returns_in_qty',
-  'returns_in_cost',
-  'cogs_qty',
-  'cogs_cost',
-  'write_off_qty',
-  'write_off_cost',
-];
 
 /**
  * Merges the new day rows written twice (RollupFold.duplicates; sums added, the rest from the row of the latest

@@ -54,7 +54,7 @@ const userJson = (r: UserRow) => ({
 });
 
 /** The day row's additive columns, and those that follow its latest event. */
-const SUMS = [...BUCKET_SUMS, 'price_sum'];
+export const DAY_SUMS = [...BUCKET_SUMS, 'price_sum'];
 const LATEST = [
   'supplier_name',
   'item_name',
@@ -112,7 +112,7 @@ export function foldWritesSql(markers: string, check: string, tail = ''): string
      from x order by x.item_id, x.day, x.supplier_key
      on conflict (item_id, day, supplier_key) do update set
      cum_entries = excluded.cum_entries + analytics_item_day.entries,
-     ${SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
+     ${DAY_SUMS.map(c => `${c} = analytics_item_day.${c} + excluded.${c}`).join(', ')},
      ${LATEST.map(
        c =>
          `${c} = case when excluded.last_event_id >= analytics_item_day.last_event_id then excluded.${c} else analytics_item_day.${c} end`,
