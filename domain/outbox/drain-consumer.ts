@@ -79,8 +79,8 @@ export const BATCH_SPACING_MS = 8;
  * How long a run goes on looking (a take every BATCH_SPACING_MS) once a take finds nothing pending, before it
  * ends; a batch that applies something starts the wait anew. Under a steady stream with short gaps the run
  * stays on its connection and picks up the next events at its next take, instead of ending at each gap and
- * leaving them to a doorbell job (Redis round trips, the job's start, a new run: at 550 writes/s a run lasted
- * ~40 ms); an idle consumer pays a few empty takes once.
+ * leaving them to a doorbell job (Redis round trips, the job's start, a new run); an idle consumer pays a few
+ * empty takes once (docs/performance.md).
  */
 export const RUN_LINGER_MS = 40;
 
