@@ -33,7 +33,8 @@ import {
  *    (3) of writes, stopped while the measured backlog is written) goes on; events/s per
  *    consumer from the first marker set to its last, and the ratio to the max write rate of the same round
  *    (goal: >= 5x, one worker keeps up with five web processes);
- * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on row locks);
+ * 3. the same with a fresh backlog and TWO worker processes (share of time the consumers waited on heavyweight
+ *    locks, and the statements most often seen waiting on a lock or a shared-memory lock, with what for);
  *    1-3 alternate for BENCH_DRAIN_ROUNDS rounds (3), and the ratios are printed per round with their medians;
  * 4. lag at half the max write rate with one worker running, paced evenly (scripts/bench/paced-load.ts; in
  *    BENCH_LAG_ROUNDS windows with their medians) and in autocannon's per-second bursts: commit -> marker per
@@ -47,7 +48,10 @@ import {
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_DRAIN_AB=NAME=a,b does the same with
- * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process).
+ * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process). The lag-only runs
+ * (BENCH_LAG_RATE, BENCH_LAG_AB) first write and drain one backlog (prefill), as the full run's drains do before
+ * its lag phases. BENCH_WORKER_NODE_OPTIONS is added to the worker processes' NODE_OPTIONS (e.g. an `--import`
+ * of a module that watches garbage collection; V8 flags there do not override the Procfile line's own).
  */
 const ITEMS = 2000;
 const SUPPLIERS = 20;
@@ -139,6 +143,7 @@ async function benchEventPipeline(): Promise<void> {
       // The name ends at the first `=`; a value may hold more (e.g. PGOPTIONS).
       const [name, ...rest] = ab.split('=');
       const values = rest.join('=');
+      if (process.env.BENCH_LAG_AB) await prefill(pool, write, env, children);
       for (let round = 0; round < Number(process.env.BENCH_AB_ROUNDS ?? 2); round++)
         for (const value of values.split(',')) {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);
@@ -153,6 +158,7 @@ async function benchEventPipeline(): Promise<void> {
       return;
     }
     if (process.env.BENCH_LAG_RATE) {
+      await prefill(pool, write, env, children);
       await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
       await web.stop();
       return;
@@ -217,6 +223,28 @@ async function benchEventPipeline(): Promise<void> {
     await Promise.all(children.map(child => child.stop(2000)));
     await pool.end();
   }
+}
+
+/**
+ * What the full run's drain rounds leave before its lag phases, for the runs that measure lag alone
+ * (BENCH_LAG_RATE, BENCH_LAG_AB): one backlog written at full speed and drained by one worker process, so that
+ * the tables the web and the consumers plan against hold rows and statistics (analysed while nearly empty, the
+ * web's writes reached a third less than in a full run, and a rate from a full run saturated it).
+ */
+async function prefill(
+  pool: pg.Pool,
+  write: Write,
+  env: Record<string, string>,
+  children: BenchProcess[],
+): Promise<void> {
+  const [worker] = await startStopped(1, env, children);
+  const backlog = await write();
+  worker.signalNode('SIGCONT');
+  await waitDrained(pool);
+  await worker.stop();
+  console.log(
+    `prefill: a backlog written at ${backlog.rate.toFixed(0)} changes/s, drained by one worker process`,
+  );
 }
 
 /** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
@@ -379,7 +407,7 @@ interface DrainRun {
   seconds: Record<string, number>;
   peakRssMb: number;
   lockWaitShare: number;
-  /** The statements seen waiting on a lock most often (samples). */
+  /** The statements seen waiting on a lock or a shared-memory lock most often (samples), with what they waited for. */
   lockWaits: [string, number][];
 }
 
@@ -396,7 +424,7 @@ function report(label: string, run: DrainRun, writeRate: number): void {
         `(${run.seconds[consumer.name].toFixed(2)} s)   ${(run.rates[consumer.name] / writeRate).toFixed(1)}x the max write rate`,
     );
   for (const [statement, samples] of run.lockWaits)
-    console.log(`  waiting on a lock (${samples} samples): ${statement}`);
+    console.log(`  waiting (${samples} samples): ${statement}`);
 }
 
 /**
@@ -440,16 +468,19 @@ async function drain(
       started.reduce((sum, child) => sum + child.rss() / 1024 / 1024, 0),
     );
     void pool
-      .query<{ lock: boolean; statement: string }>(
-        `select wait_event_type = 'Lock' as lock, left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as statement
+      .query<{ lock: boolean; statement: string | null }>(
+        // What a backend waits for (`Lock/extend`: another one extends the table; `LWLock/...`: a shared memory
+        // lock such as a buffer's content) and on which statement.
+        `select wait_event_type = 'Lock' as lock,
+                case when wait_event_type in ('Lock', 'LWLock') then wait_event_type || '/' || wait_event || ': ' ||
+                     left(regexp_replace(query, '\\s+', ' ', 'g'), 60) end as statement
            from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
       )
       .then(({ rows }) => {
         active += rows.length;
-        for (const r of rows.filter(row => row.lock)) {
-          waiting += 1;
-          waitsBy.set(r.statement, (waitsBy.get(r.statement) ?? 0) + 1);
-        }
+        waiting += rows.filter(row => row.lock).length;
+        for (const { statement } of rows)
+          if (statement !== null) waitsBy.set(statement, (waitsBy.get(statement) ?? 0) + 1);
       })
       .catch(() => undefined);
   }, 50);
@@ -486,7 +517,7 @@ async function drain(
     seconds,
     peakRssMb,
     lockWaitShare: active === 0 ? 0 : waiting / active,
-    lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 4),
+    lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 6),
   };
 }
 
@@ -617,7 +648,13 @@ async function startProcess(
     process.env.BENCH_CPU_PROF && role === 'worker'
       ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF} `
       : '';
-  const processEnv = { ...process.env, ...env, LOG_LEVEL: 'info', NODE_OPTIONS: profile.trim() };
+  const processEnv = {
+    ...process.env,
+    ...env,
+    LOG_LEVEL: 'info',
+    NODE_OPTIONS:
+      `${profile}${role === 'worker' ? (process.env.BENCH_WORKER_NODE_OPTIONS ?? '') : ''}`.trim(),
+  };
   // BENCH_WORKER_DIR (e.g. through BENCH_LAG_AB) runs the worker line of another built checkout: an A/B of two builds.
   const proc =
     role === 'worker' && env.BENCH_WORKER_DIR
