@@ -52,3 +52,14 @@ export async function backendCpuMs(pool: pg.Pool, pid: number): Promise<Map<numb
 /** CPU (ms) the backends used between two readings (a backend opened in between counts from 0). */
 export const backendCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+
+/** The whole machine's CPU time so far (/proc/stat, in ticks): busy (all but idle and iowait) and in all. */
+export function machineCpu(): { busy: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((sum, t) => sum + t, 0);
+  return { busy: total - ticks[3] - ticks[4], total };
+}
+
+/** The share of the machine's cores that were busy between two machineCpu readings, in %. */
+export const busyShare = (before: { busy: number; total: number }, after: { busy: number; total: number }) =>
+  (100 * (after.busy - before.busy)) / Math.max(after.total - before.total, 1);

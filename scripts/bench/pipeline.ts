@@ -12,7 +12,7 @@ import { closeServices, openServices } from '../../config/services.js';
 import { migrate } from '../../config/database.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
-import { backendCpuMs, backendCpuSince } from './backend-cpu.js';
+import { backendCpuMs, backendCpuSince, busyShare, machineCpu } from './backend-cpu.js';
 import {
   procfileCommand,
   runLoad,
@@ -44,10 +44,10 @@ import {
  *    BENCH_LAG_ROUNDS windows (3) with their medians.
  * Worker RSS is sampled while it drains.
  *
- * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
+ * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
- * one run: the machine's absolute figures swing ~30% between runs); BENCH_DRAIN_AB=NAME=a,b does the same with
+ * one run: the machine's absolute figures swing ~30% between runs); BENCH_AB_WINDOWS paced windows per arm (1); BENCH_DRAIN_AB=NAME=a,b does the same with
  * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process). The lag-only runs
  * (BENCH_LAG_RATE, BENCH_LAG_AB) first write and drain one backlog (prefill), as the full run's drains do before
  * its lag phases. BENCH_WORKER_NODE_OPTIONS is added to the worker processes' NODE_OPTIONS (e.g. an `--import`
@@ -149,7 +149,7 @@ async function benchEventPipeline(): Promise<void> {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);
           const abEnv = { ...env, [name]: value };
           if (process.env.BENCH_LAG_AB) {
-            await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, 1);
+            await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, AB_WINDOWS);
             continue;
           }
           await backlogDrain(1, abEnv, 'max write rate');
@@ -250,6 +250,18 @@ async function prefill(
 /** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 
+/**
+ * Seconds each lag phase's new worker process runs at the phase's rate before the measured windows
+ * (BENCH_LAG_WARM_UP_SECONDS). A worker's first ~15-20 s at ~1,400 writes/s are not its steady state: its old
+ * generation is compacted every ~3.7 s (10-20 ms pauses, with incremental marking before each) until it has
+ * grown to its working size, then seldom and briefly (a watch of the pauses over 3 ms saw none after the first ~16 s); with a 3 s warm-up the first window's p99 was 1.5-2.5x the others'
+ * (docs/performance.md).
+ */
+const LAG_WARM_UP_SECONDS = Number(process.env.BENCH_LAG_WARM_UP_SECONDS ?? 20);
+
+/** Paced lag windows per arm and round of BENCH_LAG_AB (BENCH_AB_WINDOWS, 1); each arm starts a new worker process. */
+const AB_WINDOWS = Number(process.env.BENCH_AB_WINDOWS ?? 1);
+
 /** Paced lag windows per lag phase (BENCH_LAG_ROUNDS). */
 const LAG_ROUNDS = Number(process.env.BENCH_LAG_ROUNDS ?? 3);
 
@@ -281,8 +293,9 @@ async function lagRun(
   const lagSeconds = Number(process.env.BENCH_LAG_SECONDS ?? 10);
   await vacuum(pool);
   const worker = await startProcess('worker', env, children);
-  // Warm-up at the same rate (JIT, connections, prepared statements), then the measured runs.
-  await write(rate, 3, true);
+  // Warm-up at the same rate (JIT, connections, prepared statements, the heap at its working size), then the
+  // measured runs.
+  await write(rate, LAG_WARM_UP_SECONDS, true);
   await waitDrained(pool);
   const paced = pacedRounds > 0 ? pacedRounds : LAG_ROUNDS;
   const windows = [...Array.from({ length: paced }, () => true), ...(pacedRounds > 0 ? [] : [false])];
@@ -292,7 +305,9 @@ async function lagRun(
     const mark = await maxEventId(pool);
     const statements = await statementStats(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
+    const machineBefore = machineCpu();
     const achieved = await write(rate, lagSeconds, evenly);
+    const machineBusy = busyShare(machineBefore, machineCpu());
     await waitDrained(pool);
     const cpuAfter = await pipelineCpu(pool, worker);
     const lags = await pool.query<ConsumerLag>(
@@ -315,7 +330,7 @@ async function lagRun(
     if (evenly) pacedLags.push(consumers);
     console.log(
       `\nlag ${from.label} -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
-        `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process:`,
+        `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process (warmed up ${LAG_WARM_UP_SECONDS} s):`,
     );
     for (const l of [...consumers, ...web])
       console.log(`  ${l.consumer.padEnd(20)} ${lagFigures([l])}   (${l.n} events)`);
@@ -324,7 +339,8 @@ async function lagRun(
     console.log(
       `  CPU per event (all three consumers): worker ${perEvent(cpuAfter.process - cpuBefore.process)} µs + its ` +
         `PostgreSQL backends ${perEvent(backendCpuSince(cpuBefore.backends, cpuAfter.backends))} µs; ` +
-        `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB`,
+        `worker RSS ${(worker.rss() / 1024 / 1024).toFixed(0)} MB; the machine's cores ${machineBusy.toFixed(0)}% busy ` +
+        `while the writes ran (every process: web, worker, PostgreSQL, the load generator)`,
     );
     if (evenly) await printDoorbellJobs(env);
     await statements?.print(events);
@@ -406,6 +422,8 @@ interface DrainRun {
   rates: Record<string, number>;
   seconds: Record<string, number>;
   peakRssMb: number;
+  /** Share of the machine's cores that were busy while the workers drained, in %. */
+  machineBusy: number;
   lockWaitShare: number;
   /** The statements seen waiting on a lock or a shared-memory lock most often (samples), with what they waited for. */
   lockWaits: [string, number][];
@@ -416,7 +434,8 @@ function report(label: string, run: DrainRun, writeRate: number): void {
   console.log(
     `\ndrain of ${run.events} events with ${label} (peak worker RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `${(run.lockWaitShare * 100).toFixed(1)}% of sampled consumer time waiting on locks; CPU per event, all ` +
-      `three consumers: workers ${perEvent(run.cpuMs.workers)} µs + their PostgreSQL backends ${perEvent(run.cpuMs.backends)} µs):`,
+      `three consumers: workers ${perEvent(run.cpuMs.workers)} µs + their PostgreSQL backends ${perEvent(run.cpuMs.backends)} µs; ` +
+      `the machine's cores ${run.machineBusy.toFixed(0)}% busy):`,
   );
   for (const consumer of OUTBOX_CONSUMERS)
     console.log(
@@ -457,6 +476,7 @@ async function drain(
   // A warm-up drain leaves its processes running and prints nothing.
   const statements = phase === 'measured' ? await statementStats(pool) : undefined;
   const cpuBefore = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
+  const machineBefore = machineCpu();
   for (const worker of started) worker.signalNode('SIGCONT');
   let peakRssMb = 0;
   let waiting = 0;
@@ -489,6 +509,7 @@ async function drain(
   } finally {
     clearInterval(sampler);
   }
+  const machineBusy = busyShare(machineBefore, machineCpu());
   const cpuAfter = await Promise.all(started.map(worker => pipelineCpu(pool, worker)));
   if (phase === 'measured') await Promise.all(started.map(child => child.stop()));
   const sum = (f: (i: number) => number) => started.reduce((total, _, i) => total + f(i), 0);
@@ -516,6 +537,7 @@ async function drain(
     rates,
     seconds,
     peakRssMb,
+    machineBusy,
     lockWaitShare: active === 0 ? 0 : waiting / active,
     lockWaits: [...waitsBy].sort((a, b) => b[1] - a[1]).slice(0, 6),
   };
