@@ -252,10 +252,10 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 
 /**
  * Seconds each lag phase's new worker process runs at the phase's rate before the measured windows
- * (BENCH_LAG_WARM_UP_SECONDS). A worker's first ~15-20 s at ~1,400 writes/s are not its steady state: its old
- * generation is compacted every ~3.7 s (10-20 ms pauses, with incremental marking before each) until it has
- * grown to its working size, then seldom and briefly (a watch of the pauses over 3 ms saw none after the first ~16 s); with a 3 s warm-up the first window's p99 was 1.5-2.5x the others'
- * (docs/performance.md).
+ * (BENCH_LAG_WARM_UP_SECONDS). A worker's first seconds under load are not its steady state: it compacts its
+ * old generation every few seconds, each time with a pause and incremental marking before it, until the heap has
+ * grown to its working size, and then seldom and briefly. With the short warm-up the first window's p99 was well
+ * above the later windows' (docs/performance.md, "The lag tail").
  */
 const LAG_WARM_UP_SECONDS = Number(process.env.BENCH_LAG_WARM_UP_SECONDS ?? 20);
 
