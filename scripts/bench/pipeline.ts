@@ -137,13 +137,21 @@ async function benchEventPipeline(): Promise<void> {
       return { rate: backlog.rate, run };
     };
 
+    /**
+     * For the runs that measure lag alone (BENCH_LAG_RATE, BENCH_LAG_AB): one drain round as the full run's
+     * before its lag phases, so that the tables the web and the consumers plan against hold rows and statistics
+     * (analysed while nearly empty, the web's writes reached a third less than in a full run, and a rate from a
+     * full run saturated it).
+     */
+    const prefill = () => backlogDrain(1, env, 'prefill: max write rate');
+
     // An A/B of one worker environment variable: BENCH_LAG_AB (paced lag runs) or BENCH_DRAIN_AB (drain runs).
     const ab = process.env.BENCH_LAG_AB ?? process.env.BENCH_DRAIN_AB;
     if (ab) {
       // The name ends at the first `=`; a value may hold more (e.g. PGOPTIONS).
       const [name, ...rest] = ab.split('=');
       const values = rest.join('=');
-      if (process.env.BENCH_LAG_AB) await prefill(pool, write, env, children);
+      if (process.env.BENCH_LAG_AB) await prefill();
       for (let round = 0; round < Number(process.env.BENCH_AB_ROUNDS ?? 2); round++)
         for (const value of values.split(',')) {
           console.log(`\n=== ${name}=${value} round ${round + 1}`);
@@ -158,7 +166,7 @@ async function benchEventPipeline(): Promise<void> {
       return;
     }
     if (process.env.BENCH_LAG_RATE) {
-      await prefill(pool, write, env, children);
+      await prefill();
       await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
       await web.stop();
       return;
@@ -223,28 +231,6 @@ async function benchEventPipeline(): Promise<void> {
     await Promise.all(children.map(child => child.stop(2000)));
     await pool.end();
   }
-}
-
-/**
- * What the full run's drain rounds leave before its lag phases, for the runs that measure lag alone
- * (BENCH_LAG_RATE, BENCH_LAG_AB): one backlog written at full speed and drained by one worker process, so that
- * the tables the web and the consumers plan against hold rows and statistics (analysed while nearly empty, the
- * web's writes reached a third less than in a full run, and a rate from a full run saturated it).
- */
-async function prefill(
-  pool: pg.Pool,
-  write: Write,
-  env: Record<string, string>,
-  children: BenchProcess[],
-): Promise<void> {
-  const [worker] = await startStopped(1, env, children);
-  const backlog = await write();
-  worker.signalNode('SIGCONT');
-  await waitDrained(pool);
-  await worker.stop();
-  console.log(
-    `prefill: a backlog written at ${backlog.rate.toFixed(0)} changes/s, drained by one worker process`,
-  );
 }
 
 /** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
