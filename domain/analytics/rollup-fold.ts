@@ -1,7 +1,7 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
 import { ByteDictionary } from './byte-dictionary.js';
 import { formatUnits } from './decimal.js';
-import { applyReversal, applyWac, WRITE_OFF_REASONS, type WacMove } from './wac.js';
+import { applyReversal, applyWac, wacBooking, type WacMove } from './wac.js';
 
 /** Columns of the rows the fold writes, in the order it writes them. */
 export const DAY_COPY_COLUMNS = [
@@ -74,10 +74,6 @@ const BUCKETS: Record<WacMove['bucket'], number> = {
   cogs: COGS_QTY,
   writeOff: WRITE_OFF_QTY,
 };
-
-const RETURN = 1;
-const RETURNED_TO_SUPPLIER = 2;
-const WRITE_OFF = 4;
 
 interface Pair {
   running: number;
@@ -156,7 +152,12 @@ export class RollupFold {
   private reasonIncrease = new Float64Array(0);
   private reasonDecrease = new Float64Array(0);
   private reasonName = new Int32Array(0);
-  private reasonKinds: number[] = [];
+  /**
+   * Each reason's wacBooking as bucket fields and signs, four per reason (index: reason * 4, plus 1 when the
+   * original move is inbound, plus 2 for a reversal).
+   */
+  private readonly bookingBucket: number[] = [];
+  private readonly bookingSign: number[] = [];
   private readonly running = new Map<number, number>();
   private maxDay = NONE;
   private writtenBefore = NONE;
@@ -214,8 +215,8 @@ export class RollupFold {
     this.events++;
     if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
-    while (reason >= this.reasonKinds.length)
-      this.reasonKinds.push(reasonKind(this.reasons.texts[this.reasonKinds.length]));
+    while (reason * 4 >= this.bookingBucket.length)
+      this.addBookings(this.reasons.texts[this.bookingBucket.length / 4]);
     if (day > this.maxDay) this.advance(day);
     this.countUser(day, supplier, user);
 
@@ -228,7 +229,6 @@ export class RollupFold {
     // The WAC step (wac.ts), on numbers while every amount is a safe integer.
     const q = this.q[item];
     const c = this.c[item];
-    const kind = this.reasonKinds[reason];
     const n = change > 0 ? change : -change;
     let nextQ = q;
     let nextC = c;
@@ -238,58 +238,36 @@ export class RollupFold {
     let exact = change === 0;
     if (change !== 0 && c === c && q * c >= 0) {
       const held = q * c;
-      if (reversal !== reversal) {
-        if (change > 0) {
-          const cost = n * price;
-          if (held <= SAFE && cost >= 0 && cost <= SAFE && held + cost <= SAFE) {
-            nextC = divRound(held + cost, q + n);
-            nextQ = q + n;
-            bucket = kind & RETURN ? RETURNS_IN_QTY : PURCHASES_QTY;
-            moveQty = n;
-            moveCost = cost;
-            exact = true;
-          }
-        } else {
-          const cost = c * n;
-          if (cost <= SAFE) {
-            nextQ = Math.max(0, q - n);
-            if (kind & RETURNED_TO_SUPPLIER) {
-              bucket = PURCHASES_QTY;
-              moveQty = -n;
-              moveCost = -cost;
-            } else {
-              bucket = kind & WRITE_OFF ? WRITE_OFF_QTY : COGS_QTY;
-              moveQty = n;
-              moveCost = cost;
-            }
-            exact = true;
-          }
+      const reversing = reversal === reversal;
+      if (!reversing && change < 0) {
+        const cost = c * n;
+        if (cost <= SAFE) {
+          nextQ = Math.max(0, q - n);
+          moveCost = cost;
+          exact = true;
         }
       } else {
-        const cost = n * reversal;
+        // Stock in at its price, or a reversal at its original's unit cost.
+        const cost = n * (reversing ? reversal : price);
         if (held <= SAFE && cost >= 0 && cost <= SAFE && held + cost <= SAFE) {
           if (change > 0) {
             nextC = divRound(held + cost, q + n);
             nextQ = q + n;
-            if (kind & RETURNED_TO_SUPPLIER) {
-              bucket = PURCHASES_QTY;
-              moveQty = change;
-              moveCost = cost;
-            } else {
-              bucket = kind & WRITE_OFF ? WRITE_OFF_QTY : COGS_QTY;
-              moveQty = -change;
-              moveCost = -cost;
-            }
           } else {
             nextQ = Math.max(0, q + change);
             const rest = held - cost;
             nextC = nextQ === 0 ? c : rest <= 0 ? 0 : divRound(rest, nextQ);
-            bucket = kind & RETURN ? RETURNS_IN_QTY : PURCHASES_QTY;
-            moveQty = change;
-            moveCost = -cost;
           }
+          moveCost = cost;
           exact = true;
         }
+      }
+      if (exact) {
+        const at = reason * 4 + (change > 0 !== reversing ? 1 : 0) + (reversing ? 2 : 0);
+        const sign = this.bookingSign[at];
+        bucket = this.bookingBucket[at];
+        moveQty = sign * n;
+        moveCost = sign * moveCost;
       }
     }
     let bigCost: bigint | undefined;
@@ -597,6 +575,16 @@ export class RollupFold {
     this.reasonArrays(this.reasonStride);
   }
 
+  /** The bookings of the next reason (see bookingBucket). */
+  private addBookings(reason: string): void {
+    for (const reversal of [false, true])
+      for (const originalInbound of [false, true]) {
+        const { bucket, sign } = wacBooking(reason, originalInbound, reversal);
+        this.bookingBucket.push(BUCKETS[bucket]);
+        this.bookingSign.push(sign);
+      }
+  }
+
   private widenReasons(): void {
     let stride = this.reasonStride;
     while (stride <= this.reasons.size) stride *= 2;
@@ -619,14 +607,6 @@ export class RollupFold {
     this.reasonName = relay(this.reasonName, new Int32Array(size));
     this.reasonStride = stride;
   }
-}
-
-function reasonKind(reason: string): number {
-  return (
-    (reason === 'RETURN' ? RETURN : 0) |
-    (reason === 'RETURNED_TO_SUPPLIER' ? RETURNED_TO_SUPPLIER : 0) |
-    (WRITE_OFF_REASONS.has(reason) ? WRITE_OFF : 0)
-  );
 }
 
 export const uuidText = (bytes: Buffer): string => {

@@ -30,6 +30,42 @@ export const WRITE_OFF_REASONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Where a move is booked, and the sign of its quantity and cost (times the moved quantity n and its cost, both
+ * positive), by the reason and the direction of the ORIGINAL move: stock in is a purchase (a customer's return:
+ * returnsIn); stock out is cost of goods sold, a write-off for WRITE_OFF_REASONS, or a negative purchase when it
+ * goes back to the supplier. A reversal is booked in its original's bucket with the opposite sign.
+ */
+export function wacBooking(
+  reason: string,
+  originalInbound: boolean,
+  reversal: boolean,
+): { bucket: WacBucket; sign: 1 | -1 } {
+  const toSupplier = !originalInbound && reason === 'RETURNED_TO_SUPPLIER';
+  const bucket: WacBucket = originalInbound
+    ? reason === 'RETURN'
+      ? 'returnsIn'
+      : 'purchases'
+    : toSupplier
+      ? 'purchases'
+      : WRITE_OFF_REASONS.has(reason)
+        ? 'writeOff'
+        : 'cogs';
+  return { bucket, sign: toSupplier !== reversal ? -1 : 1 };
+}
+
+/** The move of n units costing `cost` booked by wacBooking. */
+function bookedMove(
+  reason: string,
+  originalInbound: boolean,
+  reversal: boolean,
+  n: number,
+  cost: bigint,
+): WacMove {
+  const { bucket, sign } = wacBooking(reason, originalInbound, reversal);
+  return { bucket, qty: sign * n, cost: BigInt(sign) * cost };
+}
+
+/**
  * A reversal (contract, "Analytics of reversals"): booked in the original's bucket with the opposite sign at the
  * original's unit cost `unitCost`, so the average returns to what it would have been without the original.
  * Reversing an inbound n at u: q' = q - n, c' = round4((q*c - n*u) / q') (never below 0; c kept at q' = 0).
@@ -45,19 +81,13 @@ export function applyReversal(
   const n = BigInt(Math.abs(change));
   if (change > 0) {
     const c = divRound(BigInt(state.q) * state.c + n * u, BigInt(state.q) + n);
-    const next = { q: state.q + change, c };
-    if (reason === 'RETURNED_TO_SUPPLIER')
-      return { state: next, move: { bucket: 'purchases', qty: change, cost: n * u } };
-    if (WRITE_OFF_REASONS.has(reason))
-      return { state: next, move: { bucket: 'writeOff', qty: -change, cost: -(n * u) } };
-    return { state: next, move: { bucket: 'cogs', qty: -change, cost: -(n * u) } };
+    return { state: { q: state.q + change, c }, move: bookedMove(reason, false, true, change, n * u) };
   }
   if (change < 0) {
     const q = Math.max(0, state.q + change);
     const rest = BigInt(state.q) * state.c - n * u;
     const c = q === 0 ? state.c : rest <= 0n ? 0n : divRound(rest, BigInt(q));
-    const bucket: WacBucket = reason === 'RETURN' ? 'returnsIn' : 'purchases';
-    return { state: { q, c }, move: { bucket, qty: change, cost: -(n * u) } };
+    return { state: { q, c }, move: bookedMove(reason, true, true, -change, n * u) };
   }
   return { state };
 }
@@ -72,21 +102,15 @@ export function applyWac(
     const n = BigInt(change);
     const u = toUnits(priceAtChange);
     const c = divRound(BigInt(state.q) * state.c + n * u, BigInt(state.q) + n);
-    const move: WacMove = {
-      bucket: reason === 'RETURN' ? 'returnsIn' : 'purchases',
-      qty: change,
-      cost: n * u,
-    };
-    return { state: { q: state.q + change, c }, move };
+    return { state: { q: state.q + change, c }, move: bookedMove(reason, true, false, change, n * u) };
   }
   if (change < 0) {
     const n = -change;
     const cost = state.c * BigInt(n);
-    const next = { q: Math.max(0, state.q - n), c: state.c };
-    if (reason === 'RETURNED_TO_SUPPLIER')
-      return { state: next, move: { bucket: 'purchases', qty: -n, cost: -cost } };
-    if (WRITE_OFF_REASONS.has(reason)) return { state: next, move: { bucket: 'writeOff', qty: n, cost } };
-    return { state: next, move: { bucket: 'cogs', qty: n, cost } };
+    return {
+      state: { q: Math.max(0, state.q - n), c: state.c },
+      move: bookedMove(reason, false, false, n, cost),
+    };
   }
   return { state };
 }
