@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { COPY_SIGNATURE } from '../shared/binary-copy-reader.js';
 
 /** COPY's binary header: signature, flags (0) and header-extension length (0). */
-export const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER = Buffer.concat([COPY_SIGNATURE, Buffer.alloc(8)]);
 
 /** A chunk goes to the stream once it holds this much; a row never holds more than the slack. */

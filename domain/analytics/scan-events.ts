@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { COPY_SIGNATURE, numericUnits } from './binary-copy.js';
+import { numericUnits } from './binary-copy.js';
 import { toUnits } from './decimal.js';
 import type { RollupFold } from './rollup-fold.js';
+import { BinaryCopyReader, readInt8 } from '../shared/binary-copy-reader.js';
 
-const HEADER = COPY_SIGNATURE.length + 8;
 const FIELDS = 12;
 
 /** An event of the snapshot not in the history yet (rebuild_pending), as the scan folds it. */
@@ -23,9 +23,6 @@ export interface PendingEvent {
   day: number;
   reversal_unit_cost: string | null;
 }
-
-const int8 = (bytes: Buffer, offset: number) =>
-  bytes.readInt32BE(offset) * 0x1_0000_0000 + bytes.readUInt32BE(offset + 4);
 
 /**
  * Folds every event of the transaction's snapshot into `fold` in event-id order: the history, read in batches of
@@ -48,8 +45,8 @@ export async function scanEvents(
       foldPending(fold, pending[next++]);
   };
   const field = new Int32Array(FIELDS * 2);
-  let joined = Buffer.allocUnsafe(256 * 1024);
   let lastEventId: number | null = null;
+  const reader = new BinaryCopyReader('report rebuild');
   for (;;) {
     const after = lastEventId === null ? '' : `where outbox_event_id > ${lastEventId}`;
     const stream = client.query(
@@ -61,43 +58,11 @@ export async function scanEvents(
       ),
     );
     let rows = 0;
-    let headerSeen = false;
-    let carry: Buffer | null = null;
-    for await (const piece of stream as AsyncIterable<Buffer>) {
-      // A row cut between pieces: its start and the next piece are joined in a buffer kept across pieces (a new
-      // buffer per piece was garbage outside the heap that piled up until a full collection).
-      let bytes: Buffer = piece;
-      if (carry) {
-        const length = carry.length + piece.length;
-        if (joined.length < length) joined = Buffer.allocUnsafe(Math.max(length, 2 * joined.length));
-        if (carry.buffer === joined.buffer)
-          joined.copyWithin(
-            0,
-            carry.byteOffset - joined.byteOffset,
-            carry.byteOffset - joined.byteOffset + carry.length,
-          );
-        else carry.copy(joined, 0);
-        piece.copy(joined, carry.length);
-        bytes = joined.subarray(0, length);
-      }
-      let at = 0;
-      if (!headerSeen) {
-        if (bytes.length < HEADER) {
-          carry = bytes;
-          continue;
-        }
-        if (!bytes.subarray(0, COPY_SIGNATURE.length).equals(COPY_SIGNATURE))
-          throw new Error('report rebuild: not a binary COPY');
-        at = HEADER + bytes.readInt32BE(COPY_SIGNATURE.length + 4);
-        headerSeen = true;
-      }
-      for (;;) {
-        if (at + 2 > bytes.length) break;
+    const decode = (bytes: Buffer, from: number): number => {
+      let at = from;
+      while (at + 2 <= bytes.length) {
         const count = bytes.readInt16BE(at);
-        if (count === -1) {
-          at += 2;
-          break;
-        }
+        if (count === -1) break;
         if (count !== FIELDS) throw new Error('report rebuild: unexpected row layout in binary COPY');
         // Each field's offset and length (-1: null); the row waits for the next piece when it is cut.
         let end = at + 2;
@@ -113,7 +78,7 @@ export async function scanEvents(
           end += 4 + (length > 0 ? length : 0);
         }
         if (!whole || end > bytes.length) break;
-        const eventId = int8(bytes, field[2]);
+        const eventId = readInt8(bytes, field[2]);
         foldPendingBefore(eventId);
         const supplierAt = field[6];
         const supplierNameAt = field[8];
@@ -136,10 +101,9 @@ export async function scanEvents(
         rows++;
         at = end;
       }
-      carry = at < bytes.length ? bytes.subarray(at) : null;
-      const wait = pace();
-      if (wait) await wait;
-    }
+      return at;
+    };
+    await reader.read(stream as AsyncIterable<Buffer>, decode, pace);
     await onBatch(fold.events);
     if (rows < batch) break;
   }

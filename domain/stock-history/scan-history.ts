@@ -1,18 +1,12 @@
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ItemStates } from './item-states.js';
-
-/** COPY's binary header: its signature, flags and the length of a header extension (skipped). */
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-const HEADER = SIGNATURE.length + 8;
+import { BinaryCopyReader, readInt8 } from '../shared/binary-copy-reader.js';
 
 /** Column widths of a row of the scan: item_id, id, outbox_event_id, change, quantity_before, quantity_after. */
 const WIDTHS = [16, 8, 8, 4, 4, 4];
 /** A row's bytes: its field count, then each field's length and value (the columns are all NOT NULL). */
 const ROW = 2 + WIDTHS.reduce((sum, width) => sum + 4 + width, 0);
-
-const int8 = (bytes: Buffer, offset: number) =>
-  bytes.readInt32BE(offset) * 0x1_0000_0000 + bytes.readUInt32BE(offset + 4);
 
 function checkRow(bytes: Buffer, offset: number): void {
   let fine = bytes.readInt16BE(offset) === WIDTHS.length;
@@ -36,6 +30,7 @@ export async function scanHistory(
 ): Promise<number> {
   let entries = 0;
   let lastEventId: number | null = null;
+  const reader = new BinaryCopyReader('stock history scan');
   for (;;) {
     const after = lastEventId === null ? '' : `where outbox_event_id > ${lastEventId}`;
     const stream = client.query(
@@ -45,38 +40,24 @@ export async function scanHistory(
       ),
     );
     let rows = 0;
-    let headerSeen = false;
-    let carry: Buffer | null = null;
-    for await (const piece of stream as AsyncIterable<Buffer>) {
-      const bytes: Buffer = carry ? Buffer.concat([carry, piece]) : piece;
-      let at = 0;
-      if (!headerSeen) {
-        if (bytes.length < HEADER) {
-          carry = bytes;
-          continue;
-        }
-        if (!bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE))
-          throw new Error('stock history scan: not a binary COPY');
-        at = HEADER + bytes.readInt32BE(SIGNATURE.length + 4);
-        headerSeen = true;
-      }
+    await reader.read(stream as AsyncIterable<Buffer>, (bytes, from) => {
+      let at = from;
       for (; at + ROW <= bytes.length; at += ROW) {
         if (bytes.readInt16BE(at) === -1) break;
         checkRow(bytes, at);
         states.step(
           states.slotAt(bytes, at + 6),
-          int8(bytes, at + 26),
+          readInt8(bytes, at + 26),
           bytes.readInt32BE(at + 50),
           bytes.readInt32BE(at + 58),
           bytes.readInt32BE(at + 66),
           null,
         );
-        lastEventId = int8(bytes, at + 38);
+        lastEventId = readInt8(bytes, at + 38);
         rows++;
       }
-      const trailer = at + 2 <= bytes.length && bytes.readInt16BE(at) === -1;
-      carry = at < bytes.length && !trailer ? bytes.subarray(at) : null;
-    }
+      return at;
+    });
     entries += rows;
     await onBatch(entries);
     if (rows < batch) return entries;
