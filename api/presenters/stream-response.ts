@@ -67,7 +67,10 @@ function responseStep(res: Response, idleMs: number): Writable {
       res.on('drain', onDrain);
     },
     final(done) {
-      res.end(() => done());
+      // No callback to `end`: express-session wraps `res.end` and takes a function argument for a body chunk
+      // (its write throws, and the response is destroyed without its last chunk). `finish` says the same.
+      res.once('finish', () => done());
+      res.end();
     },
     destroy(error, done) {
       stopWaiting();

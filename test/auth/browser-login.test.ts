@@ -21,12 +21,37 @@ fetch(${JSON.stringify(`${appUrl}/api/me`)}, { credentials: 'include' })
 </script></body></html>`;
 }
 
+/** Lists the reference client reads on its pages: each must arrive whole (status and a parsed JSON array). */
+const LISTS = ['/api/suppliers', '/api/inventory', '/api/products', '/api/stock-history'];
+
+/** `/lists` reads every list with the session cookie and shows `path status rows` per line, then `done`. */
+function listsPage(appUrl: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>lists</title></head><body>
+<pre id="lists"></pre>
+<script>
+const out = document.getElementById('lists');
+(async () => {
+  for (const path of ${JSON.stringify(LISTS)}) {
+    try {
+      const r = await fetch(${JSON.stringify(appUrl)} + path, { credentials: 'include' });
+      const rows = await r.json();
+      out.textContent += path + ' ' + r.status + ' ' + (Array.isArray(rows) ? rows.length : 'not-a-list') + '\\n';
+    } catch (e) {
+      out.textContent += path + ' error ' + e + '\\n';
+    }
+  }
+  out.textContent += 'done';
+})();
+</script></body></html>`;
+}
+
 describe('Real browser login (playwright-core + Debian chromium)', function () {
   this.timeout(60000);
   let setup: OidcSetup | undefined;
   let front: Server | undefined;
   let context: BrowserContext | undefined;
   let profileDir: string | undefined;
+  let frontUrl = '';
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -34,11 +59,13 @@ describe('Real browser login (playwright-core + Debian chromium)', function () {
       this.skip();
     }
     const frontPort = await freePort();
-    const frontUrl = `http://127.0.0.1:${frontPort}`;
     let appUrl = '';
+    frontUrl = `http://127.0.0.1:${frontPort}`;
     front = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(req.url?.startsWith('/auth') ? frontPage(appUrl) : '<!doctype html><p>front end</p>');
+      if (req.url?.startsWith('/auth')) res.end(frontPage(appUrl));
+      else if (req.url?.startsWith('/lists')) res.end(listsPage(appUrl));
+      else res.end('<!doctype html><p>front end</p>');
     });
     await new Promise<void>(resolve => front!.listen(frontPort, '127.0.0.1', resolve));
     // NODE_ENV=development: exactly what a newcomer runs (http on loopback, Secure cookies accepted).
@@ -94,5 +121,14 @@ describe('Real browser login (playwright-core + Debian chromium)', function () {
     const cookies = await context!.cookies(setup!.appUrl);
     const session = cookies.find(c => c.name === 'SESSION');
     expect(session).to.include({ httpOnly: true, secure: true, sameSite: 'None', path: '/' });
+  });
+
+  it('When the signed-in person opens a page that reads lists, then every streamed list arrives whole', async () => {
+    const page = context!.pages()[0] ?? (await context!.newPage());
+    await page.goto(`${frontUrl}/lists`);
+    await page.waitForFunction(`/done$/.test(document.getElementById('lists')?.textContent ?? '')`);
+    const lines = ((await page.textContent('#lists')) ?? '').split('\n').slice(0, -1);
+    expect(lines).to.have.length(LISTS.length);
+    for (const [i, line] of lines.entries()) expect(line).to.match(new RegExp(`^${LISTS[i]} 200 \\d+$`));
   });
 });
