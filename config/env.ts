@@ -154,7 +154,7 @@ const schema = Joi.object({
     .min(1)
     .max(100)
     .description(
-      'creates this password admin at start if no account has the name (with BOOTSTRAP_ADMIN_PASSWORD)',
+      'creates this password admin at release and at start if no account has the name (with BOOTSTRAP_ADMIN_PASSWORD)',
     ),
   BOOTSTRAP_ADMIN_PASSWORD: Joi.string()
     .min(8)

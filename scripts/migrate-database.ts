@@ -3,6 +3,7 @@ import { migrate, openOrm } from '../config/database.js';
 import { createDatabases } from './create-databases.js';
 import { runScript } from './run-script.js';
 import { checkConnections } from '../config/connection-check.js';
+import { ensureBootstrapAdmin } from '../domain/users/ensure-bootstrap-admin.js';
 
 await runScript(async () => {
   const config = loadConfig();
@@ -12,6 +13,10 @@ await runScript(async () => {
   try {
     const applied = await migrate(orm);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    // A Procfile deploy runs web processes with no start-up data step of their own: the release makes the
+    // first password admin, so a fresh deploy can sign in.
+    if (await ensureBootstrapAdmin(orm.em.fork(), config.bootstrapAdmin))
+      console.log(`bootstrap admin created: ${config.bootstrapAdmin!.username}`);
   } finally {
     await orm.close(true);
   }

@@ -66,6 +66,29 @@ describe('Accounts: admin CLI, bootstrap admin, demo users', () => {
     await api().post('/api/auth/login').send({ username, password: 'second-password' }).expect(401);
   });
 
+  it('When BOOTSTRAP_ADMIN_* is set for a Procfile deploy, then the release step creates the admin, once', async function () {
+    this.timeout(60000);
+    const username = `release-${randomUUID().slice(0, 8)}`;
+    const release = (password: string) =>
+      run('tsx', ['scripts/migrate.ts'], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          NODE_ENV: 'production',
+          DATABASE_URL: TEST_DATABASE_URL,
+          SESSION_SECRET: 'release-session-secret-0123456789',
+          JWT_SECRET: 'release-jwt-secret-that-is-long-enough-0123',
+          BOOTSTRAP_ADMIN_USERNAME: username,
+          BOOTSTRAP_ADMIN_PASSWORD: password,
+        },
+      });
+    expect((await release('release password 1')).stdout).to.contain(`bootstrap admin created: ${username}`);
+    expect((await release('release password 2')).stdout).not.to.contain('bootstrap admin created');
+    expect((await hashOf(username)).role).to.equal('ROLE_ADMIN');
+    await api().post('/api/auth/login').send({ username, password: 'release password 1' }).expect(200);
+    await api().post('/api/auth/login').send({ username, password: 'release password 2' }).expect(401);
+  });
+
   it('When demo users are asked for in production, then it refuses; elsewhere admin/admin123 and user/user123', async () => {
     const em = testApp().services.orm.em.fork();
     const count = async () =>
