@@ -9,8 +9,8 @@ const IMPORT_IDLE_MS = 60_000;
 /**
  * `import` runs one CSV import (progress 0-100 on the job); `sweep` (every minute, from the clock) re-enqueues
  * imports that lost their job. The last failed attempt marks the import failed. At shutdown (`stopping`) an
- * import that is not applying stops where it is and its job goes back to the queue at once, for another
- * worker or the next start.
+ * import stops where it is (an apply in progress rolls back whole) and its job goes back to the queue at once,
+ * for another worker or the next start.
  */
 export const imports: Processor = async (job, em, services, stopping) => {
   if (job.name === 'sweep') return requeueImports(em, services.queues, IMPORT_IDLE_MS);

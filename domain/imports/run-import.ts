@@ -116,10 +116,9 @@ export async function runImport(
   let total = 0;
   let running = false;
   let report: ImportReport | undefined;
-  // A shutdown stops the statement in flight (not the apply: it is short and commits or rolls back whole).
-  let applying = false;
+  // A shutdown stops the statement in flight; during the apply that rolls the apply back whole (the process
+  // has a bounded time to exit, and the apply may be waiting for rows other writers hold).
   const stop = () => {
-    if (applying) return;
     const pid = (client as pg.PoolClient & { processID: number }).processID;
     void em.execute('select pg_cancel_backend(?)', [pid]).catch(() => undefined);
   };
@@ -201,7 +200,6 @@ export async function runImport(
         [id],
       );
       if (applyingNow.length === 0) throw new Cancelled();
-      applying = true;
       try {
         await client.query('begin');
         await sql(`set local lock_timeout = '${APPLY_LOCK_TIMEOUT}'`);
@@ -222,8 +220,6 @@ export async function runImport(
           // eslint-disable-next-line preserve-caught-error -- the cause would put that message in the log
           throw new Error(`the import could not be applied (${code ?? 'conflict'})`);
         await sql(`update csv_import set state = 'running', updated_at = now() where id = $1`, [id]);
-      } finally {
-        applying = false;
       }
     }
   } catch (error) {
@@ -232,7 +228,8 @@ export async function runImport(
       // Only a run that had started it puts it back (not one still waiting for another run's lock).
       if (running)
         await em.execute(
-          `update csv_import set state = 'queued', updated_at = now() where id = ? and state = 'running'`,
+          `update csv_import set state = 'queued', updated_at = now()
+            where id = ? and state in ('running', 'applying')`,
           [id],
         );
       throw new HandedBack();

@@ -15,6 +15,7 @@ import {
   type ImportStatusBody,
 } from '../support/csv.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { nativePool } from '../../domain/shared/native-transaction.js';
 
 const uid = () => randomUUID().slice(0, 8);
 const HEADER = ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'];
@@ -212,6 +213,51 @@ describe('CSV import jobs: cancel, concurrent imports, SIGTERM hand-back, writes
       expect(done.report).to.deep.include({ created: rows, applied: true });
       expect(await count(`${prefix} %`)).to.equal(rows);
     } finally {
+      await first.kill();
+      await second.stop();
+    }
+  });
+
+  it('When the worker gets SIGTERM while an import is applying, then the apply rolls back and the job is handed back at once', async () => {
+    const services = testApp().services;
+    const own = await newSupplier(api(), admin.auth);
+    const hot = await newItem(api(), admin.auth, own.id, { quantity: 7 });
+    const prefix = `Applying ${uid()}`;
+    const rows: (string | number)[][] = [[hot.name, '', 50, '2.50', own.name, 0]];
+    for (let i = 0; i < 200; i++) rows.push([`${prefix} ${i}`, '', 1, '1.00', own.name, 0]);
+    const env = { REDIS_PREFIX: services.config.redisPrefix, REDIS_URL: services.config.redisUrl };
+    const first = new WorkerProcess(env);
+    const second = new WorkerProcess(env);
+    // Another transaction holds the row the import updates: the apply waits on it (its lock timeout is 20 s).
+    const holder = await (await nativePool(services.orm.em.fork())).connect();
+    await holder.query('begin');
+    await holder.query('select 1 from inventory_item where id = $1 for update', [hot.id]);
+    let held = true;
+    await first.start();
+    try {
+      const jobId = await startImport(api(), admin.auth, `${ITEMS}?dryRun=false`, csvFile(HEADER, rows));
+      await waitFor(
+        async () => (await status(ITEMS, jobId)).state === 'applying',
+        60000,
+        'the apply under way',
+      );
+      const { code, ms } = await first.terminate();
+      expect(code).to.equal(0);
+      // Handed back before the apply's own lock wait could have ended: rolled back, waiting, queued.
+      expect(ms).to.be.below(15000);
+      const job = await services.queues.queue('imports').getJob(jobId);
+      expect(await job!.getState()).to.equal('waiting');
+      expect((await status(ITEMS, jobId)).state).to.equal('queued');
+      expect(await count(`${prefix} %`)).to.equal(0);
+      await holder.query('rollback');
+      held = false;
+      await second.start();
+      const done = await finishedImport(api(), admin.auth, `${ITEMS}/${jobId}`, 120000);
+      expect(done.report).to.deep.include({ created: rows.length - 1, updated: 1, applied: true });
+      expect(await count(`${prefix} %`)).to.equal(rows.length - 1);
+    } finally {
+      if (held) await holder.query('rollback');
+      holder.release();
       await first.kill();
       await second.stop();
     }
