@@ -12,6 +12,7 @@ import { authenticate } from './middleware/authenticate.js';
 import { csrfGuard } from './middleware/csrf.js';
 import { Gauge } from 'prom-client';
 import { createMetrics } from './middleware/metrics.js';
+import { requireMetricsToken } from './middleware/require-metrics-token.js';
 import { latestDriftItems } from '../domain/stock-history/request-integrity-check.js';
 import { errorHandler, errorStyle, notFound } from './middleware/error-handler.js';
 import { sessionMiddleware } from './auth/session.js';
@@ -116,7 +117,7 @@ export function createApp(services: Services): BuiltApp {
       return [...swaggerUi.serve, swaggerUi.setup(openapi())];
     }),
   );
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', requireMetricsToken(config.metricsToken), async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());
   });

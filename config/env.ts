@@ -31,6 +31,8 @@ export interface Config {
   readonly seedDemoData: boolean;
   readonly lowStockWebhookUrl: string | undefined;
   readonly webhookSecret: string | undefined;
+  /** When set, `GET /metrics` needs it as a bearer token. */
+  readonly metricsToken: string | undefined;
   readonly runWorkers: boolean;
   readonly logLevel: string;
   /** Prefix of every BullMQ queue and Redis key the service owns (tests use a unique one per run). */
@@ -167,6 +169,11 @@ const schema = Joi.object({
   WEBHOOK_SECRET: Joi.string()
     .min(16)
     .description('HMAC-SHA256 key of the `X-Stockroom-Signature` of webhook deliveries'),
+  METRICS_TOKEN: Joi.string()
+    .min(16)
+    .description(
+      'when set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); production warns at start when unset',
+    ),
   RUN_WORKERS: Joi.boolean()
     .default(true)
     .description(
@@ -371,6 +378,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemoData: v.SEED_DEMO_DATA ?? v.NODE_ENV === 'development',
     lowStockWebhookUrl: v.LOW_STOCK_WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
+    metricsToken: v.METRICS_TOKEN,
     runWorkers: v.RUN_WORKERS,
     logLevel: v.LOG_LEVEL,
     redisPrefix: v.REDIS_PREFIX,

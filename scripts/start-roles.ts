@@ -42,6 +42,8 @@ await runScript(async () => {
     const { startServer } = await import('../api/server.js');
     services.probe.start();
     server = await startServer(services);
+    if (config.nodeEnv === 'production' && !config.metricsToken)
+      log.warn('METRICS_TOKEN is unset: GET /metrics answers anyone who can reach this process');
     log.info({ port: server.port, docs: `${config.publicUrl}/api/docs` }, 'Stockroom API listening');
     if (idp) {
       const { oidcPaths } = await import('../api/auth/oidc.js');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
+import { apiClient, startTestApp } from '../support/test-app.js';
 
 describe('OpenAPI document', () => {
   it('When fetched, then it is an OpenAPI 3.1 document covering every mounted route', async () => {
@@ -45,5 +46,23 @@ describe('OpenAPI document', () => {
     expect(res.text).to.match(
       /http_request_duration_seconds_count\{method="GET",route="\/api\/health",status_code="200"\}/,
     );
+  });
+
+  it('When METRICS_TOKEN is set, then /metrics answers only that bearer token, 401 otherwise', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const app = await startTestApp({ METRICS_TOKEN: token }, { migrate: false });
+    try {
+      const client = apiClient(app);
+      for (const header of [undefined, 'Bearer wrong-token', `Bearer ${token}x`, token]) {
+        const call = client.get('/metrics');
+        const res = await (header ? call.set('Authorization', header) : call).expect(401);
+        expect(res.body).to.include({ status: 401, path: '/metrics' });
+        expect(res.text).not.to.contain('process_cpu_user_seconds_total');
+      }
+      const res = await client.get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(res.text).to.contain('process_cpu_user_seconds_total');
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -46,6 +46,10 @@ describe('What a starting process prints', function () {
       expect(listening?.docs).to.equal(`http://localhost:${port}/api/docs`);
       const warned = records.some(r => r.level === 40 && String(r.msg).includes('autovacuum = off'));
       expect(warned).to.equal(await autovacuumIsOff());
+      const metricsOpen = records.filter(
+        r => r.level === 40 && String(r.msg).includes('METRICS_TOKEN is unset'),
+      );
+      expect(metricsOpen).to.have.length(1);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
