@@ -81,17 +81,22 @@ await runScript(async () => {
 
 /**
  * Development without OIDC_ISSUER_URL: start the local OpenID provider in-process and wire Stockroom to it
- * (the configuration is frozen, so it is rebuilt with the extra variables). Without a free port the API
- * starts anyway, with browser login off.
+ * (the configuration is frozen, so it is rebuilt with the extra variables). When its usual port is taken (a
+ * second checkout running), it takes a free one: the app follows the issuer wherever it listens.
  */
 async function withLocalIdp(config: Config): Promise<{ config: Config; idp?: LocalIdp }> {
   try {
     const { DEFAULT_LOCAL_IDP_PORT, LOCAL_CLIENT_SECRET, startLocalIdp } = await import('./local-idp.js');
     const { oidcPaths } = await import('../api/auth/oidc.js');
-    const idp = await startLocalIdp({
-      port: DEFAULT_LOCAL_IDP_PORT,
-      redirectUris: [`${config.publicUrl}${oidcPaths(config.oidc.providerId).callback}`],
-      clientSecret: LOCAL_CLIENT_SECRET,
+    const start = (port: number) =>
+      startLocalIdp({
+        port,
+        redirectUris: [`${config.publicUrl}${oidcPaths(config.oidc.providerId).callback}`],
+        clientSecret: LOCAL_CLIENT_SECRET,
+      });
+    const idp = await start(DEFAULT_LOCAL_IDP_PORT).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      return start(0);
     });
     const extra: Record<string, string> = idp.env();
     if (config.adminEmails.length === 0) extra.ADMIN_EMAILS = idp.accounts[0].email;

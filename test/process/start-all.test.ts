@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { DEFAULT_LOCAL_IDP_PORT } from '../../scripts/local-idp.js';
 import { expect } from 'chai';
 import { testEnv } from '../support/test-env.js';
 import { spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
@@ -61,6 +62,32 @@ describe('The run command (scripts/start-all.ts)', function () {
       expect(refused).to.equal(true);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it("When the local OpenID provider's usual port is taken, then development sign-in still works on another port", async () => {
+    const blocker = createServer();
+    // Whoever holds 9400 (this server, or anything else already there): the provider must go elsewhere.
+    await new Promise<void>(resolve => {
+      blocker.once('error', () => resolve());
+      blocker.listen(DEFAULT_LOCAL_IDP_PORT, '127.0.0.1', resolve);
+    });
+    const port = await freePort();
+    const env = testEnv({ NODE_ENV: 'development', PORT: String(port), LOG_LEVEL: 'info' });
+    delete env.OIDC_ISSUER_URL;
+    const child = spawnStockroom(['--web'], { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/api/health`, 60000);
+      const res = await fetch(`http://127.0.0.1:${port}/oauth2/authorization/google`, { redirect: 'manual' });
+      expect(res.status, child.output()).to.equal(302);
+      const provider = new URL(res.headers.get('location')!);
+      expect(provider.hostname).to.equal('127.0.0.1');
+      expect(provider.port).to.not.equal(String(DEFAULT_LOCAL_IDP_PORT));
+      const page = await fetch(provider, { redirect: 'manual' });
+      expect(page.status, await page.text()).to.be.oneOf([200, 303]);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise(resolve => blocker.close(resolve));
     }
   });
 
