@@ -37,8 +37,8 @@ export const reasonRollupUpserts = (source: string): string[] =>
  * The rebuild's derivation of both reason rollups from the (complete) `analytics_reason_day` rows, in slot 0
  * (`table(rollup)` names the table a rollup is rebuilt in):
  * the supplier rows from them, the all-supplier rows from the (fewer) supplier rows. Its aggregate of every
- * reason row gets the memory to stay in one pass (with the default `work_mem` it spilled to disk and took 3x as
- * long); the transaction's setting is restored after.
+ * reason row gets the memory to stay in one pass (with the default `work_mem` it spills to disk); the
+ * transaction's setting is restored after.
  */
 export async function deriveReasonRollups(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
   const [bySupplier, total] = REASON_TABLES;

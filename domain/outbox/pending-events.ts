@@ -92,7 +92,7 @@ async function takeAndRead<T extends { id: string }>(
  * snapshot is re-checked and skipped. Each row is found by key (byKey: one index probe per event) and updated
  * by its address (`ctid = any(...)`, a TID scan): joined with the batch, or with the ids as array conditions,
  * the update was planned from statistics taken while nothing was pending, as a pass over every pending row
- * (1.3 s per batch of 250 in a backlog of 20,000). Its re-check of `done_at` is written so that it does not
+ * for every batch of a backlog. Its re-check of `done_at` is written so that it does not
  * match the pending index's predicate: written `done_at is null`, PostgreSQL took the index (believed empty)
  * over the TID scan and read all of it. The marker is a clock time, never infinity.
  */
