@@ -15,6 +15,7 @@ import { createUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitFor } from '../support/wait-for.js';
 import { startupFailure } from '../support/startup-failure.js';
+import { scaled } from '../support/machine-time.js';
 
 /**
  * A managed PostgreSQL as platforms run it: TLS only (`hostssl` rules, so a plain connection is refused), with a
@@ -132,7 +133,7 @@ describe('PostgreSQL over TLS (test-owned cluster, ssl=on, hostssl only, private
       const failure = await startupFailure(
         spawnStockroom(['--web'], testEnv({ PORT: String(await freePort()), LOG_LEVEL: 'info', ...env })),
       );
-      expect(failure.ms, failure.output).to.be.below(10000);
+      expect(failure.ms, failure.output).to.be.below(scaled(10000));
       expect(failure.code, failure.output).to.equal(1);
       expect(failure.lines, failure.output).to.have.length(1);
       expect(failure.lines[0]).to.contain(`PostgreSQL at ${host}`).and.contain(setting);

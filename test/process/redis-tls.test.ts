@@ -13,6 +13,7 @@ import { testEnv } from '../support/test-env.js';
 import { createUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitFor } from '../support/wait-for.js';
+import { scaled } from '../support/machine-time.js';
 
 /** A managed Redis as platforms run it: TLS only (`--tls-port`, no plain port), certificate from a private CA. */
 describe('Redis over TLS (test-owned redis-server --tls-port, private CA)', function () {
@@ -97,7 +98,7 @@ describe('Redis over TLS (test-owned redis-server --tls-port, private CA)', func
         }),
       ),
     );
-    expect(failure.ms, failure.output).to.be.below(10000);
+    expect(failure.ms, failure.output).to.be.below(scaled(10000));
     expect(failure.code, failure.output).to.equal(1);
     expect(failure.lines, failure.output).to.have.length(1);
     expect(failure.lines[0]).to.contain(`Redis at 127.0.0.1:${server!.port}`).and.contain('REDIS_CA_FILE');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { testEnv } from './test-env.js';
 import type { TestCertificates } from './certificates.js';
+import { scaled } from './machine-time.js';
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -203,7 +204,7 @@ export class WorkerProcess {
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let buffered = '';
-      const timer = setTimeout(() => reject(new Error('worker process did not start')), timeoutMs);
+      const timer = setTimeout(() => reject(new Error('worker process did not start')), scaled(timeoutMs));
       const onExit = () => reject(new Error('worker process exited during start-up'));
       child.once('exit', onExit);
       child.stdout.on('data', (chunk: Buffer) => {

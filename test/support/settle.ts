@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../config/services.js';
+import { scaled } from './machine-time.js';
 import { waitFor } from './wait-for.js';
 import { pendingForSql } from '../../domain/outbox/pending-events.js';
 import {
@@ -13,7 +14,7 @@ import {
  * sleep). Throws with the pending count after `timeoutMs`.
  */
 export async function waitForHistorySettled(services: Services, timeoutMs = 10000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
     const rows = await services.orm.em
       .fork()

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { scaled } from './machine-time.js';
 import { waitFor } from './wait-for.js';
 
 /** Runs `scripts/start-all.ts` as a child process with the given role flags and environment. */
@@ -18,11 +19,9 @@ export function spawnStockroom(
 
 export async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (child.exitCode !== null) return child.exitCode;
+  const limit = scaled(timeoutMs);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`process did not exit within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => reject(new Error(`process did not exit within ${limit} ms`)), limit);
     child.once('exit', code => {
       clearTimeout(timer);
       resolve(code);
