@@ -62,6 +62,24 @@ describe('Documentation', () => {
     expect(readme.split(/\s+/).filter(Boolean).length).to.be.at.most(2000);
   });
 
+  it('When a newcomer looks for how to set the port, how to deploy and where the settings are, then the README says', () => {
+    const readme = read('README.md');
+    expect(readme).to.match(/`PORT`/);
+    expect(readme).to.contain('docs/operations.md#configuration');
+    for (const deployFact of [
+      'REDIS_TLS_REJECT_UNAUTHORIZED=false',
+      'BOOTSTRAP_ADMIN_USERNAME',
+      'npm run user:create',
+    ])
+      expect(readme).to.contain(deployFact);
+  });
+
+  it('When Node.js is too old, then the message points at a README section that exists', () => {
+    const [, section] = /see the README, ([A-Za-z ]+)\)/.exec(read('scripts/supported-node.ts')) ?? [];
+    expect(section, 'scripts/supported-node.ts names a README section').to.be.a('string');
+    expect(anchorsOf('README.md').has(anchorOf(section))).to.equal(true);
+  });
+
   it('When a source comment explains a choice, then it gives the reason, not bench figures (docs/performance.md holds them)', () => {
     const figure =
       /^\s*(\/\/|\*|\/\*).*\d[\d,.]*\s*(ms|MB|KB|GB|µs|us|events\/s|req\/s|writes\/s|rows\/s|entries\/s)\b/;
