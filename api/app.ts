@@ -18,7 +18,7 @@ import { errorHandler, errorStyle, notFound } from './middleware/error-handler.j
 import { sessionMiddleware } from './auth/session.js';
 import { dispatchRoutes } from './routing/dispatch-routes.js';
 import { replicaRouting } from './routing/replica-reads.js';
-import { chainOf } from './routing/run-chain.js';
+import { enterApiFirst } from './routing/enter-api-first.js';
 import {
   API_CONTENT_SECURITY_POLICY,
   pageSecurityPolicy,
@@ -83,31 +83,30 @@ export function createApp(services: Services): BuiltApp {
   installUnitOfWork(app, orm);
   installQueryOnce(app);
   installJsonResponse(app);
-  // Everything a request passes before the routes, run as ONE Express layer (run-chain.ts), then the API
-  // routes' radix-tree dispatch; what no API route matches goes on to the layers below (docs, metrics, 404).
-  app.use(
-    chainOf([
-      correlationId,
-      onResponseDone([metrics.observe, accessLog(logger)]),
-      securityHeaders(
-        {
-          hsts: { maxAge: 31536000, includeSubDomains: true },
-          contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
-        },
-        // Nothing the API answers may be stored by a cache (S13).
-        { 'Cache-Control': 'no-store' },
-      ),
-      crossOrigin,
-      language(i18n),
-      errorStyle,
-      jsonBody(),
-      rejectNul,
-      sessionMiddleware(config, redis),
-      authenticate(config, services.accounts),
-      csrfGuard(config),
-      dispatchRoutes(routes, config, replicaRouting(services, metrics.countRead)),
-    ]),
-  );
+  // Everything a request passes before the routes, then the API routes' radix-tree dispatch, run as ONE list
+  // (run-chain.ts) before Express's router (enterApiFirst); what no API route matches, and every error, goes
+  // on to Express's layers below (docs, metrics, 404, the error handler).
+  enterApiFirst(app, [
+    correlationId,
+    onResponseDone([metrics.observe, accessLog(logger)]),
+    securityHeaders(
+      {
+        hsts: { maxAge: 31536000, includeSubDomains: true },
+        contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
+      },
+      // Nothing the API answers may be stored by a cache (S13).
+      { 'Cache-Control': 'no-store' },
+    ),
+    crossOrigin,
+    language(i18n),
+    errorStyle,
+    jsonBody(),
+    rejectNul,
+    sessionMiddleware(config, redis),
+    authenticate(config, services.accounts),
+    csrfGuard(config),
+    dispatchRoutes(routes, config, replicaRouting(services, metrics.countRead)),
+  ]);
   app.get('/api/openapi.json', (_req, res) => res.json(openapi()));
   app.use(
     '/api/docs',

@@ -3,7 +3,10 @@ import type { Config } from '../../config/env.js';
 import type { RouteDefinition } from '../routing/route-definition.js';
 import { ForbiddenError, UnauthorizedError } from '../../domain/shared/errors.js';
 
-export const isWrite = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Every method but GET, HEAD and OPTIONS (in any case; Node gives a request's method in upper case). */
+export const isWrite = (method: string) => !READS.has(method) && !READS.has(method.toUpperCase());
 
 /**
  * Demo mode first (every write is 403 for everyone), then authentication (401), then role (403).

@@ -12,10 +12,13 @@ export function language(instance: i18n) {
   const fallback = 'en';
   return (req: Request, res: Response, next: NextFunction) => {
     // Nothing to detect from (no ?lang=, no cookie, no Accept-Language): the fallback, without the detector.
+    // A URL that spells neither `lang` nor any escape cannot carry the key, so its query string is not parsed
+    // for this (the parser decodes keys: `l%61ng` is `lang` too).
+    const url = req.originalUrl;
     const silent =
-      req.query.lang === undefined &&
       req.headers.cookie === undefined &&
-      req.headers['accept-language'] === undefined;
+      req.headers['accept-language'] === undefined &&
+      ((!url.includes('lang') && !url.includes('%')) || req.query.lang === undefined);
     const detected = silent
       ? undefined
       : (instance.services.languageDetector?.detect(req, res) as string | string[] | undefined);

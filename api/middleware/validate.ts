@@ -53,6 +53,40 @@ function validParams(schema: Joi.ObjectSchema) {
   };
 }
 
+/** Longest query string whose validated value is remembered (longer ones, searches, go to joi every time). */
+const REMEMBERED_QUERY_CHARS = 256;
+
+/** A validated query made of scalars only: a copy of it shares nothing a handler could change. */
+function scalarsOnly(value: Record<string, unknown>): boolean {
+  for (const name in value) {
+    const field = value[name];
+    if (field !== null && typeof field === 'object') return false;
+  }
+  return true;
+}
+
+/**
+ * The route's query validator with the same kind of memory, keyed by the query string (the query object is a
+ * function of it): the same few query strings come back again and again (`?delta=1&reason=RESTOCK`, or none
+ * on a read). Only valid queries of scalars are remembered, and every request gets its own copy.
+ */
+function validQuery(schema: Joi.ObjectSchema) {
+  const memory = new Map<string, Record<string, unknown>>();
+  memories.add(memory);
+  return (req: Request): Joi.ValidationResult => {
+    const url = req.originalUrl;
+    const mark = url.indexOf('?');
+    const key = mark < 0 ? '' : url.slice(mark + 1);
+    const known = key.length <= REMEMBERED_QUERY_CHARS ? memory.get(key) : undefined;
+    if (known) return { value: { ...known }, error: undefined };
+    const result = schema.validate({ ...req.query });
+    const value = result.value as Record<string, unknown>;
+    if (!result.error && key.length <= REMEMBERED_QUERY_CHARS && scalarsOnly(value))
+      remember(memory, key, { ...value });
+    return result;
+  };
+}
+
 /**
  * Validates the given parts of the request (default all three) against the route's joi schemas; the result,
  * merged into what an earlier call validated, is the handler's input.
@@ -60,26 +94,29 @@ function validParams(schema: Joi.ObjectSchema) {
 export function validateInput(route: RouteDefinition, parts: InputPart[] = ['params', 'query', 'body']) {
   // The validation options bound to each schema once (joi merges options given to validate() on every call).
   const params = route.request?.params?.prefs(JOI_OPTIONS);
-  const schemas = {
-    params: params && { type: params.type, validate: validParams(params) },
-    query: route.request?.query?.prefs(JOI_OPTIONS),
-    body: route.request?.body?.prefs(JOI_OPTIONS),
+  const query = route.request?.query?.prefs(JOI_OPTIONS);
+  const body = route.request?.body?.prefs(JOI_OPTIONS);
+  // Memories only for the parts this step validates.
+  const paramsCheck = params && parts.includes('params') ? validParams(params) : undefined;
+  const checks: Record<InputPart, ((req: Request) => Joi.ValidationResult) | undefined> = {
+    params: paramsCheck && (req => paramsCheck(req.params as Record<string, string>)),
+    query: query && parts.includes('query') ? validQuery(query) : undefined,
+    body: body && (req => body.validate(req.body)),
   };
   return (req: Request, res: Response, next: NextFunction) => {
     const input: ValidatedInput = res.locals.input ?? { params: {}, query: {}, body: undefined };
     const errors: FieldError[] = [];
     for (const part of parts) {
-      const schema = schemas[part];
-      const raw = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
-      if (!schema) {
-        input[part] = raw;
+      const check = checks[part];
+      if (!check) {
+        input[part] = part === 'body' ? req.body : part === 'query' ? { ...req.query } : req.params;
         continue;
       }
-      if (part === 'body' && (raw === undefined || raw === null) && schema.type === 'object') {
+      if (part === 'body' && (req.body === undefined || req.body === null) && body?.type === 'object') {
         errors.push({ field: 'body', messageKey: 'error.body.required' });
         continue;
       }
-      const { value, error } = schema.validate(raw);
+      const { value, error } = check(req);
       if (error) errors.push(...error.details.map(d => toFieldError(d, key => req.i18n.exists(key))));
       else input[part] = value;
     }

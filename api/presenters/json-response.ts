@@ -16,20 +16,37 @@ export function installJsonResponse(app: Express): void {
   const expressJson = app.response.json;
   app.response.json = function json(this: Response, value: unknown): Response {
     const body = JSON.stringify(value) as string | undefined;
-    const headers = this.req.headers;
-    if (
-      body === undefined ||
-      BODYLESS.has(this.statusCode) ||
-      this.req.method === 'HEAD' ||
-      headers['if-none-match'] !== undefined ||
-      headers['if-modified-since'] !== undefined ||
-      this.hasHeader('content-type') ||
-      this.hasHeader('transfer-encoding')
-    )
-      return expressJson.call(this, value);
-    this.setHeader('Content-Type', JSON_TYPE);
-    this.setHeader('Content-Length', Buffer.byteLength(body));
-    this.end(body, 'utf8');
+    if (body === undefined || !plainAnswer(this)) return expressJson.call(this, value);
+    sendText(this, body);
     return this;
   };
+}
+
+/**
+ * A JSON text already made (a write's reply, also stored for Idempotency-Key replays) sent as `res.json` sends
+ * a value: the same answer as Express's `res.type('application/json').send(text)`, which covers what this
+ * path does not.
+ */
+export function sendJsonText(res: Response, text: string): void {
+  if (plainAnswer(res)) sendText(res, text);
+  else res.type('application/json').send(text);
+}
+
+/** Whether the answer is a plain JSON body (see installJsonResponse): nothing of Express's `res.send` needed. */
+function plainAnswer(res: Response): boolean {
+  const headers = res.req.headers;
+  return !(
+    BODYLESS.has(res.statusCode) ||
+    res.req.method === 'HEAD' ||
+    headers['if-none-match'] !== undefined ||
+    headers['if-modified-since'] !== undefined ||
+    res.hasHeader('content-type') ||
+    res.hasHeader('transfer-encoding')
+  );
+}
+
+function sendText(res: Response, text: string): void {
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text, 'utf8');
 }

@@ -28,9 +28,3 @@ export function runChain(
   };
   next();
 }
-
-/** The list as one Express middleware. */
-export const chainOf =
-  (chain: readonly RequestHandler[]): RequestHandler =>
-  (req, res, next) =>
-    runChain(chain, req, res, next);

@@ -12,6 +12,7 @@ import {
 import type { Db } from '../../domain/shared/pool-query.js';
 import { nativeTransaction, poolRun, type SqlRun } from '../../domain/shared/native-transaction.js';
 import type { WriteContext } from '../../domain/shared/write-context.js';
+import { sendJsonText } from '../presenters/json-response.js';
 
 /** What a write handler answers; sent (and stored for Idempotency-Key replays) by {@link writeHandler}. */
 export interface Reply {
@@ -109,6 +110,6 @@ function handlerOn<D extends Db>(
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status);
     if (bodyText === null) res.end();
-    else res.type('application/json').send(bodyText);
+    else sendJsonText(res, bodyText);
   };
 }
