@@ -46,12 +46,12 @@ export class AnswerSpool {
     readonly budgetBytes: number,
   ) {}
 
-  /** Creates `dir` if needed and deletes the files processes that no longer run left in it. */
+  /** Creates `dir` if needed and deletes the files that processes which no longer run left in it. */
   static async open(dir: string, budgetBytes: number): Promise<AnswerSpool> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     for (const name of await readdir(dir)) {
       const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-      if (Number.isInteger(pid) && (pid === process.pid || !alive(pid)))
+      if (Number.isInteger(pid) && !alive(pid))
         await unlink(path.join(dir, name)).catch(() => undefined);
     }
     return new AnswerSpool(dir, budgetBytes);
@@ -105,7 +105,7 @@ export class AnswerSpool {
       reader: () => {
         if (taken) throw new Error('AnswerSpool: the answer was read already');
         taken = true;
-        const stream = handle.createReadStream({ start: 0, autoClose: false });
+        const stream = handle.createReadStream({ start: 0 });
         stream.once('close', () => void close());
         return stream;
       },
