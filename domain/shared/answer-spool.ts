@@ -51,8 +51,7 @@ export class AnswerSpool {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     for (const name of await readdir(dir)) {
       const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-      if (Number.isInteger(pid) && !alive(pid))
-        await unlink(path.join(dir, name)).catch(() => undefined);
+      if (Number.isInteger(pid) && !alive(pid)) await unlink(path.join(dir, name)).catch(() => undefined);
     }
     return new AnswerSpool(dir, budgetBytes);
   }
@@ -125,7 +124,7 @@ export class AnswerSpool {
       const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
-      for (let written = 0; written < data.length; ) {
+      for (let written = 0; written < data.length;) {
         const { bytesWritten } = await handle.write(data, written, data.length - written, position);
         written += bytesWritten;
         position += bytesWritten;

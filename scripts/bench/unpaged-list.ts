@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     }
     printTable(`Unpaged GET /api/inventory, ${ITEMS} items, medians of ${ROUNDS}`, [
       {
-        'MB': (one[0].bytes / 1e6).toFixed(1),
+        MB: (one[0].bytes / 1e6).toFixed(1),
         'first byte ms': Math.round(median(one.map(r => r.firstMs))),
         'last byte ms': Math.round(median(one.map(r => r.totalMs))),
         '4 at once, all done ms': Math.round(median(four)),

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL, testEnv } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { openStalledReader, type StalledReader } from '../support/stalled-reader.js';
+import { openStalledReader, seedLargeAnswers, type StalledReader } from '../support/stalled-reader.js';
 import { freePort } from '../support/ports.js';
 import { spawnStockroom, waitForExit, waitForHttp } from '../support/spawn-stockroom.js';
 
@@ -118,19 +118,7 @@ describe('Stalled clients hold no database connection (a connection is held only
   before(async () => {
     await resetTestDatabase(DATABASE_URL);
     app = await startTestApp(env);
-    // Answers of 7-12 MB: more than loopback's kernel buffers hold for a reader that stopped.
-    await app.services.orm.em.fork().execute(
-      `with s as (insert into supplier (name, created_by) values ('Stall supplier', 'seed') returning id)
-       insert into inventory_item (name, sku, quantity, price, supplier_id, created_by)
-       select 'Stalled item ' || n || ' ' || repeat('x', 220), 'STALL-' || n, n, 1.25, s.id, 'seed'
-         from generate_series(1, ?) n, s;
-       insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-       select n, gen_random_uuid(), 'Stalled item ' || n || ' ' || repeat('y', 220), null, null, 1, n - 1, n,
-              'RESTOCK', 1.25, 'seed@example.test', timestamptz '2026-01-01' + n * interval '1 second'
-         from generate_series(1, ?) n;`,
-      [ROWS, ROWS],
-    );
+    await seedLargeAnswers(app.services, ROWS);
     for (let i = 0; i < 2; i += 1) {
       const port = await freePort();
       processes.push(spawnStockroom(['--web'], testEnv({ ...env, PORT: String(port) })));

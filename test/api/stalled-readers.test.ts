@@ -8,7 +8,7 @@ import request from 'supertest';
 import { startTestApp, type TestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { openStalledReader, type StalledReader } from '../support/stalled-reader.js';
+import { openStalledReader, seedLargeAnswers, type StalledReader } from '../support/stalled-reader.js';
 import { waitFor } from '../support/wait-for.js';
 import { freePort } from '../support/ports.js';
 
@@ -72,19 +72,7 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
     };
     web1 = await startTestApp(env);
     web2 = await startTestApp(env, { migrate: false });
-    // Answers of 7-12 MB: more than loopback's kernel buffers hold for a reader that stopped.
-    await web1.services.orm.em.fork().execute(
-      `with s as (insert into supplier (name, created_by) values ('Stall supplier', 'seed') returning id)
-       insert into inventory_item (name, sku, quantity, price, supplier_id, created_by)
-       select 'Stalled item ' || n || ' ' || repeat('x', 220), 'STALL-' || n, n, 1.25, s.id, 'seed'
-         from generate_series(1, ?) n, s;
-       insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-       select n, gen_random_uuid(), 'Stalled item ' || n || ' ' || repeat('y', 220), null, null, 1, n - 1, n,
-              'RESTOCK', 1.25, 'seed@example.test', timestamptz '2026-01-01' + n * interval '1 second'
-         from generate_series(1, ?) n;`,
-      [ROWS, ROWS],
-    );
+    await seedLargeAnswers(web1.services, ROWS);
   });
   afterEach(() => {
     for (const reader of readers.splice(0)) reader.close();
@@ -159,7 +147,7 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
 
   it('When a process starts, then it sweeps the spool files of processes that no longer run; when an answer would exceed its disk budget, then it is 503 with Retry-After before a byte is sent, and smaller answers still come', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-spool-test-'));
-    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
     writeFileSync(path.join(dir, `${gone}-left-by-a-crash`), 'x');
     writeFileSync(path.join(dir, `${process.pid}-of-a-live-process`), 'x');
     const small = await startTestApp(
