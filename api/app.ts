@@ -78,6 +78,8 @@ export function createApp(services: Services): BuiltApp {
   app.set('query parser', 'simple');
   // Read by every streamed answer (presenters/stream-response.ts): how long a client may take no data.
   app.locals.streamIdleTimeoutMs = config.streamIdleTimeoutMs;
+  // ...and where it is spooled before it is sent.
+  app.locals.spool = services.spool;
   // req.log, req.em and req.query: made on first read, through accessors on the app's request prototype.
   installRequestLogger(app, logger);
   installUnitOfWork(app, orm);

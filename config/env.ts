@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError } from './config-error.js';
 import { postgresConnection } from './postgres-tls.js';
 import type { RedisTlsSettings } from './redis-tls.js';
@@ -57,6 +59,10 @@ export interface Config {
   readonly streamIdleTimeoutMs: number;
   /** Exports and unpaged history streams at once per user (per client address when anonymous). */
   readonly streamsPerUser: number;
+  /** Where streamed answers are spooled (a directory of this process's machine). */
+  readonly streamSpoolDir: string;
+  /** Disk bytes the spooled answers of one process may take at once. */
+  readonly streamSpoolMaxBytes: number;
   /** How long a write waits for a row lock before it answers 503 with Retry-After. */
   readonly lockTimeoutMs: number;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); empty: none. */
@@ -271,6 +277,20 @@ const schema = Joi.object({
     .description(
       'exports and unpaged history streams at once per user (per client address when anonymous), across all web processes; 429 beyond',
     ),
+  STREAM_SPOOL_DIR: Joi.string()
+    .allow('')
+    .meta({ default: '`stockroom-spool` in the system temporary directory' })
+    .description(
+      'directory where each streamed answer is written whole before it is sent (unlinked at once, freed once sent)',
+    ),
+  STREAM_SPOOL_MAX_MB: Joi.number()
+    .integer()
+    .min(1)
+    .max(1048576)
+    .default(2048)
+    .description(
+      'disk the spooled streamed answers of one web process may take at once; an answer beyond it is 503 with Retry-After',
+    ),
   LOCK_TIMEOUT_MS: Joi.number()
     .integer()
     .min(10)
@@ -398,6 +418,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(v.TRUST_PROXY),
     streamIdleTimeoutMs: v.STREAM_IDLE_TIMEOUT_MS,
     streamsPerUser: v.STREAMS_PER_USER,
+    streamSpoolDir: v.STREAM_SPOOL_DIR || path.join(tmpdir(), 'stockroom-spool'),
+    streamSpoolMaxBytes: v.STREAM_SPOOL_MAX_MB * 1024 * 1024,
     lockTimeoutMs: v.LOCK_TIMEOUT_MS,
     databaseReplicaUrls,
     replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,

@@ -13,6 +13,7 @@ import { QueueProducer } from '../domain/queues/queue-producer.js';
 import { AccountCache } from '../domain/users/account-cache.js';
 import { CountedRowStreams, RowStreams } from '../domain/shared/row-stream.js';
 import { StreamSlots } from '../domain/shared/stream-slots.js';
+import { AnswerSpool } from '../domain/shared/answer-spool.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
 import { ReadReplicas } from './read-replicas.js';
 
@@ -35,13 +36,18 @@ export interface Services {
   rows: CountedRowStreams;
   /** Cursor-backed unpaged lists of items, suppliers and products: not counted, on a second pool. */
   lists: RowStreams;
+  /**
+   * Where every streamed answer (rows, lists) is written whole before it is sent, so that their connections
+   * are never held while a client reads (STREAM_SPOOL_DIR, STREAM_SPOOL_MAX_MB).
+   */
+  spool: AnswerSpool;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); undefined: none. */
   replicas: ReadReplicas | undefined;
 }
 
-/** Lists need no slot; a few clients each load several at once. */
+/** Lists need no slot; a few clients each load several at once (each holds its connection while spooled). */
 const LIST_CONNECTIONS = 8;
-/** Connections of the counted streams per STREAMS_PER_USER: one user at their bound leaves room for others. */
+/** Connections of the counted streams per STREAMS_PER_USER (each held while its answer is spooled). */
 const STREAM_CONNECTIONS_PER_SLOT = 3;
 
 export async function openServices(config: Config, logger?: Logger): Promise<Services> {
@@ -71,6 +77,7 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   );
   const rows = new CountedRowStreams(streamPool, slots);
   const lists = new RowStreams(database, LIST_CONNECTIONS, 'stockroom-list');
+  const spool = await AnswerSpool.open(config.streamSpoolDir, config.streamSpoolMaxBytes);
   const replicas =
     config.databaseReplicaUrls.length === 0
       ? undefined
@@ -80,7 +87,7 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
           caPem: config.databaseCa,
           logger,
         });
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, replicas };
+  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, spool, replicas };
 }
 
 export async function closeServices(services: Services): Promise<void> {
@@ -88,6 +95,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.accounts.close();
   await services.queues.close();
   await services.rows.close();
+  await services.lists.close();
   await services.redis.quit().catch(() => services.redis.disconnect());
   await closeConsumerPool(services.orm.em);
   await services.orm.close(true);

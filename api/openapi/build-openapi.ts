@@ -99,7 +99,10 @@ function retryLaterResponses(route: RouteDefinition): Record<string, JsonSchema>
   const responses: Record<string, JsonSchema> = {};
   if (route.stream === 'counted')
     responses['429'] = retryLater('Too many streams of this user (STREAMS_PER_USER) at once');
-  if (route.stream) responses['503'] = retryLater('No database connection free for a stream');
+  if (route.stream)
+    responses['503'] = retryLater(
+      'No database connection free for a stream, or no disk room to spool the answer',
+    );
   if (route.method !== 'get')
     responses['503'] = retryLater(
       'A row lock was not had within LOCK_TIMEOUT_MS, the statement timed out, or the database is away',

@@ -49,11 +49,14 @@ export const csvWriterOptions = (headers: { key: string; header: string }[], del
   cast: { string: neutraliseFormula },
 });
 
-function startCsv(res: Response, baseName: string): void {
+/** The head of a CSV download; the file name carries the day the answer was read. */
+function csvHead(res: Response, baseName: string): () => void {
   const day = new Date().toISOString().slice(0, 10);
-  res.status(200);
-  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-  res.setHeader('Content-Disposition', `attachment; filename="${baseName}-${day}.csv"`);
+  return () => {
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${baseName}-${day}.csv"`);
+  };
 }
 
 /** Streams a CSV download (csvWriterOptions) of mapped rows. The file name carries today's date. */
@@ -63,10 +66,10 @@ export async function sendCsv<T>(
   source: Readable,
   options: { columns: CsvColumn<T>[]; baseName: string; delimiter: string },
 ): Promise<void> {
-  startCsv(res, options.baseName);
   await sendStream(
     req,
     res,
+    csvHead(res, options.baseName),
     source,
     unbatch(),
     stringify(csvWriterOptions(options.columns, options.delimiter)),
@@ -96,6 +99,5 @@ export async function sendCopyCsv(
   source: Readable,
   options: { baseName: string },
 ): Promise<void> {
-  startCsv(res, options.baseName);
-  await sendStream(req, res, source);
+  await sendStream(req, res, csvHead(res, options.baseName), source);
 }

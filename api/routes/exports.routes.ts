@@ -43,7 +43,7 @@ export const exportRoutes = ({ rows }: Services) =>
       },
       responses: { 200: csvResponse('Items (RFC 4180, UTF-8 with BOM, header row)') },
       handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(itemExportQuery(query), toItemView, streamOwner(req)), {
+        sendCsv(req, res, await rows.open(itemExportQuery(query), toItemView, streamOwner(req, res)), {
           columns: ITEM_CSV_COLUMNS,
           baseName: 'inventory',
           delimiter: query.delimiter,
@@ -73,7 +73,7 @@ export const exportRoutes = ({ rows }: Services) =>
       handler: async (req, res, { query }) => {
         const { delimiter, ...filters } = query;
         const copy = csvCopyOut(HISTORY_CSV_COPY_COLUMNS, historyExportRows(filters), delimiter);
-        await sendCopyCsv(req, res, await rows.copyOut(copy, streamOwner(req)), {
+        await sendCopyCsv(req, res, await rows.copyOut(copy, streamOwner(req, res)), {
           baseName: 'stock-history',
         });
       },
@@ -89,7 +89,7 @@ export const exportRoutes = ({ rows }: Services) =>
       request: { query: Joi.object({ ...csvDelimiterQuery }) },
       responses: { 200: csvResponse('Products (RFC 4180, UTF-8 with BOM, header row)') },
       handler: async (req, res, { query }) =>
-        sendCsv(req, res, await rows.open(productListQuery(), toProductView, streamOwner(req)), {
+        sendCsv(req, res, await rows.open(productListQuery(), toProductView, streamOwner(req, res)), {
           columns: PRODUCT_CSV_COLUMNS,
           baseName: 'products',
           delimiter: query.delimiter,

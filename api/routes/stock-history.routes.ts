@@ -55,7 +55,8 @@ export const stockHistoryRoutes = (services: Services) => {
     rows: () => SqlPart,
   ) => {
     if (size !== undefined) sendPage(req, res, await page());
-    else await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req)));
+    else
+      await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req, res)));
   };
   return defineRoutes([
     {

@@ -14,8 +14,9 @@ import type { StreamSlots } from './stream-slots.js';
 const BATCH_ROWS = 250;
 
 /**
- * A streamed read may legitimately run for minutes (a million-row export to a slow client); the pool's
- * 30 s statement timeout would cut it. Each stream gets its own, longer bound, set inside its transaction.
+ * A streamed read is spooled at the database's speed (AnswerSpool), but a multi-million-row export still
+ * takes longer than the pool's 30 s statement timeout. Each stream gets its own, longer bound, set inside its
+ * transaction.
  */
 const STREAM_STATEMENT_TIMEOUT = '15min';
 
@@ -31,32 +32,32 @@ export function toDollarParams(sql: string): string {
   return out;
 }
 
-/** What a stream that finds every connection of its pool in use is told to wait: streams come and go. */
+/** What a stream that found no free connection of its pool in time is told to wait: streams come and go. */
 export const STREAM_POOL_RETRY_AFTER_SECONDS = 2;
+/**
+ * How long a stream waits for a connection of its pool. Every stream is read into a file by its reader at
+ * the database's speed (AnswerSpool), so a connection comes free within a few seconds unless the database
+ * itself is slow.
+ */
+const CONNECTION_WAIT_MS = 5000;
 
 /**
  * Reads that may return any number of rows (unpaged lists, CSV exports) stream from a server-side cursor on
- * a small pool of their own: a slow reader holds one of these connections, never one the write path needs.
- * A stream never waits for a connection: when all `max` are in use it is refused at once (503 with
- * Retry-After). Every stream releases its connection on end, on error and when its reader goes away (client
- * abort, or cut as a stalled reader).
+ * a small pool of their own, never one the write path needs. Their reader (the presenters' sendStream) must
+ * read them whole at once, into an AnswerSpool, never at a client's pace: a connection is held only while
+ * PostgreSQL produces rows. A stream waits up to CONNECTION_WAIT_MS for a connection, then is refused (503
+ * with Retry-After). Every stream releases its connection on end, on error and when its reader goes away.
  */
 export class RowStreams {
   private readonly pool: pg.Pool;
-  /** Connections handed to streams (or being opened for one); never more than `max`. */
-  private leased = 0;
 
-  constructor(
-    database: PostgresConnection,
-    private readonly max: number,
-    applicationName: string,
-  ) {
+  constructor(database: PostgresConnection, max: number, applicationName: string) {
     this.pool = new pg.Pool({
       connectionString: database.connectionString,
       ssl: database.ssl,
       max,
       idleTimeoutMillis: 10000,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: CONNECTION_WAIT_MS,
       allowExitOnIdle: true,
       application_name: applicationName,
     });
@@ -71,33 +72,29 @@ export class RowStreams {
    * the cursor (the query stops) and releases the connection.
    */
   async open<T>(query: SqlPart, map: (row: any) => T): Promise<Readable> {
-    this.lease();
-    return this.firstThenRest(this.batches(query, map));
+    return this.firstThenRest(this.batches(await this.connect(), query, map));
   }
 
   /**
    * Runs `copy` (a `COPY ... TO STDOUT` query whose readable is its output, e.g. CsvCopyOut) and resolves with
    * it once its first bytes (or its end) are in, so that a statement that cannot start fails here, before a
-   * response is committed. Same pool, lease and release rules as open: a reader that stops reading stops the
+   * response is committed. Same pool and release rules as open: a reader that stops reading stops the
    * reads from the server's socket (the server then waits to send), and destroying the readable ends the
    * connection, which ends the COPY on the server. The readable is the query itself (no wrapper): every layer
    * between the socket and the response allocates its chunks outside the JavaScript heap, where they wait for
    * a full collection, so fewer layers hold the process's memory flat.
    */
   async copyOut(copy: Readable & pg.Submittable): Promise<Readable> {
-    this.lease();
-    let client: pg.PoolClient | undefined;
+    const client = await this.connect();
     let released = false;
     const release = (error?: Error) => {
       if (released) return;
       released = true;
       // Any exit but the end ends the connection: with the COPY still running, pg closes its socket at once
       // (the server's next write fails and the COPY ends with its transaction).
-      client?.release(error);
-      this.leased -= 1;
+      client.release(error);
     };
     try {
-      client = await this.pool.connect();
       await beginStream(client);
       // A COPY that has not sent its first row yet (sorting) notices a closed connection within a second.
       // Its dates and times are written as ISO text in UTC, whatever the server's and role's defaults
@@ -127,11 +124,16 @@ export class RowStreams {
     }
   }
 
-  /** Takes one of the pool's `max` leases, or answers 503 with Retry-After at once when all are out. */
-  private lease(): void {
-    if (this.leased >= this.max)
-      throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
-    this.leased += 1;
+  /** A connection of the pool, or 503 with Retry-After when none came free within CONNECTION_WAIT_MS. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      // pg-pool's words when connectionTimeoutMillis passed (every connection in use, or a slow server).
+      if ((error as Error).message.startsWith('timeout exceeded when trying to connect'))
+        throw new RetryLaterError(STREAM_POOL_RETRY_AFTER_SECONDS, 'error.streams.busy');
+      throw error;
+    }
   }
 
   /** Resolves once `source` yields its first item (or ends); the readable yields it and the rest. */
@@ -148,30 +150,29 @@ export class RowStreams {
     return readable;
   }
 
-  /** Runs with one lease of `leased` taken (by open), and gives it back however it ends. */
-  private async *batches<T>(query: SqlPart, map: (row: any) => T): AsyncGenerator<T[], void, undefined> {
+  /** Reads `query` on `client`, and releases it however the reading ends. */
+  private async *batches<T>(
+    client: pg.PoolClient,
+    query: SqlPart,
+    map: (row: any) => T,
+  ): AsyncGenerator<T[], void, undefined> {
+    let finished = false;
     try {
-      const client = await this.pool.connect();
-      let finished = false;
-      try {
-        await beginStream(client);
-        const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
-        for (;;) {
-          const rows = await cursor.read(BATCH_ROWS);
-          if (rows.length === 0) break;
-          yield rows.map(map);
-        }
-        await cursor.close();
-        await client.query('commit');
-        finished = true;
-      } finally {
-        // Any other exit (an error, or the reader went away with the cursor still open) destroys the
-        // connection: the server then ends the query and its transaction at once, and nothing half-read is
-        // ever handed to the next reader.
-        client.release(finished ? undefined : new Error('stream abandoned'));
+      await beginStream(client);
+      const cursor = client.query(new Cursor(toDollarParams(query.sql), query.params));
+      for (;;) {
+        const rows = await cursor.read(BATCH_ROWS);
+        if (rows.length === 0) break;
+        yield rows.map(map);
       }
+      await cursor.close();
+      await client.query('commit');
+      finished = true;
     } finally {
-      this.leased -= 1;
+      // Any other exit (an error, or the reader went away with the cursor still open) destroys the
+      // connection: the server then ends the query and its transaction at once, and nothing half-read is
+      // ever handed to the next reader.
+      client.release(finished ? undefined : new Error('stream abandoned'));
     }
   }
 
@@ -186,10 +187,21 @@ async function beginStream(client: pg.PoolClient): Promise<void> {
   await client.query(`set local statement_timeout = '${STREAM_STATEMENT_TIMEOUT}'`);
 }
 
+/** Who a counted stream belongs to, and when the answer it feeds is over. */
+export interface StreamOwner {
+  /** A user, or a client address when anonymous. */
+  key: string;
+  /**
+   * Calls `release` once the answer is over however it ends (delivered, failed, or its client gone): the
+   * stream's rows are read long before (into a spooled file), the client's socket and file last until then.
+   */
+  whenDone(release: () => void): void;
+}
+
 /**
  * The long streamed answers (exports, unpaged history): each first takes one of its owner's slots
  * (STREAMS_PER_USER across all web processes; 429 beyond), then a connection of their own pool, and gives
- * the slot back when the stream closes, however it ends.
+ * the slot back when its answer is over, however it ends: a bound on each user's sockets and spooled files.
  */
 export class CountedRowStreams {
   constructor(
@@ -197,22 +209,20 @@ export class CountedRowStreams {
     private readonly slots: StreamSlots,
   ) {}
 
-  /** `owner`: who the stream counts against (a user, or a client address when anonymous). */
-  async open<T>(query: SqlPart, map: (row: any) => T, owner: string): Promise<Readable> {
+  async open<T>(query: SqlPart, map: (row: any) => T, owner: StreamOwner): Promise<Readable> {
     return this.counted(owner, () => this.rows.open(query, map));
   }
 
   /** copyOut of RowStreams, counted against `owner` like open. */
-  async copyOut(copy: Readable & pg.Submittable, owner: string): Promise<Readable> {
+  async copyOut(copy: Readable & pg.Submittable, owner: StreamOwner): Promise<Readable> {
     return this.counted(owner, () => this.rows.copyOut(copy));
   }
 
-  private async counted(owner: string, start: () => Promise<Readable>): Promise<Readable> {
-    const slot = await this.slots.acquire(owner);
+  private async counted(owner: StreamOwner, start: () => Promise<Readable>): Promise<Readable> {
+    const slot = await this.slots.acquire(owner.key);
+    owner.whenDone(() => slot.release());
     try {
-      const readable = await start();
-      readable.once('close', () => slot.release());
-      return readable;
+      return await start();
     } catch (error) {
       slot.release();
       throw error;

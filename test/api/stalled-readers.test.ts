@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startTestApp, type TestApp, resetTestDatabase } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-env.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { openStalledReader, type StalledReader } from '../support/stalled-reader.js';
+import { openStalledReader, seedLargeAnswers, type StalledReader } from '../support/stalled-reader.js';
 import { waitFor } from '../support/wait-for.js';
 import { freePort } from '../support/ports.js';
 
@@ -15,6 +19,8 @@ const IDLE_MS = 6000;
 const PER_USER = 2;
 /** The counted streams' pool of each process: three connections per slot (config/services.ts). */
 const STREAM_POOL = PER_USER * 3;
+/** The unpaged lists' pool of each process (config/services.ts). */
+const LIST_POOL = 8;
 
 /** Backends of a stream pool that are running a query or holding a transaction open. */
 async function busyBackends(app: TestApp, applicationName: string): Promise<number> {
@@ -26,7 +32,7 @@ async function busyBackends(app: TestApp, applicationName: string): Promise<numb
   return Number(row.n);
 }
 
-describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_PER_USER, the stream pools)', function () {
+describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_PER_USER, spooled answers)', function () {
   this.timeout(120000);
   // Two web processes of one deployment: same database, same Redis prefix.
   let web1: TestApp;
@@ -38,12 +44,17 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
     readers.push(reader);
     return reader;
   };
+  /** No connection of either stream pool waits for the stalled readers: their answers are in files. */
+  const noConnectionHeld = async (app: TestApp) =>
+    expect(
+      (await busyBackends(app, 'stockroom-stream')) + (await busyBackends(app, 'stockroom-list')),
+    ).to.equal(0);
   const allCut = async (app: TestApp, held: StalledReader[]) => {
+    await noConnectionHeld(app);
     await waitFor(
-      async () =>
-        (await busyBackends(app, 'stockroom-stream')) + (await busyBackends(app, 'stockroom-list')) === 0,
+      async () => app.services.spool.usedBytes === 0,
       IDLE_MS * 3,
-      'the stalled streams to release their connections',
+      'the stalled streams to be cut and their spooled answers deleted',
     );
     for (const reader of held) {
       const end = await reader.drain();
@@ -61,19 +72,7 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
     };
     web1 = await startTestApp(env);
     web2 = await startTestApp(env, { migrate: false });
-    // Answers of 7-12 MB: more than loopback's kernel buffers hold for a reader that stopped.
-    await web1.services.orm.em.fork().execute(
-      `with s as (insert into supplier (name, created_by) values ('Stall supplier', 'seed') returning id)
-       insert into inventory_item (name, sku, quantity, price, supplier_id, created_by)
-       select 'Stalled item ' || n || ' ' || repeat('x', 220), 'STALL-' || n, n, 1.25, s.id, 'seed'
-         from generate_series(1, ?) n, s;
-       insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-       select n, gen_random_uuid(), 'Stalled item ' || n || ' ' || repeat('y', 220), null, null, 1, n - 1, n,
-              'RESTOCK', 1.25, 'seed@example.test', timestamptz '2026-01-01' + n * interval '1 second'
-         from generate_series(1, ?) n;`,
-      [ROWS, ROWS],
-    );
+    await seedLargeAnswers(web1.services, ROWS);
   });
   afterEach(() => {
     for (const reader of readers.splice(0)) reader.close();
@@ -117,39 +116,25 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
       .expect(200);
   });
 
-  it('When every connection of the stream pool is held by stalled readers, then the next stream is 503 with Retry-After at once, and the unpaged lists still answer', async () => {
+  it('When more readers stall exports and lists than the stream pools have connections, then none holds a connection: the next stream and the lists still answer at once', async () => {
     const users = await Promise.all(
-      Array.from({ length: STREAM_POOL / PER_USER + 1 }, () => createUser(web1.services)),
+      Array.from({ length: STREAM_POOL / PER_USER + 2 }, () => createUser(web1.services)),
     );
     const held: StalledReader[] = [];
     for (let i = 0; i < STREAM_POOL; i += 1)
       held.push(await stall(web1, '/api/stock-history/export.csv', users[Math.floor(i / PER_USER)]));
+    for (let i = 0; i < LIST_POOL + 1; i += 1) held.push(await stall(web1, '/api/inventory', users.at(-2)));
     expect(held.every(r => r.status === 200)).to.equal(true);
+    await noConnectionHeld(web1);
 
-    const started = Date.now();
-    const busy = await request(web1.server.server)
-      .get('/api/inventory/export.csv')
-      .set('Authorization', users.at(-1)!.auth)
-      .expect(503);
-    // Refused without waiting for a connection (the pool would give up only after 5 s).
-    expect(Date.now() - started).to.be.below(2500);
-    expect(Number(busy.headers['retry-after'])).to.be.at.least(1);
-    expect(busy.body).to.include({ error: 'service_unavailable', status: 503 });
-    expect(busy.body.messageKey).to.equal('error.streams.busy');
-
-    for (const path of ['/api/inventory', '/api/suppliers', '/api/products'])
-      await request(web1.server.server).get(path).set('Authorization', users[0].auth).expect(200);
-    // The other process has a pool of its own.
-    await request(web2.server.server)
-      .get('/api/stock-history/export.csv?itemName=none')
-      .set('Authorization', users.at(-1)!.auth)
-      .expect(200);
-
-    await allCut(web1, held);
     await request(web1.server.server)
       .get('/api/stock-history/export.csv?itemName=none')
       .set('Authorization', users.at(-1)!.auth)
       .expect(200);
+    for (const path of ['/api/inventory', '/api/suppliers', '/api/products'])
+      await request(web1.server.server).get(path).set('Authorization', users.at(-1)!.auth).expect(200);
+
+    await allCut(web1, held);
   });
 
   it('When a user stalls more unpaged item lists than STREAMS_PER_USER, then none is refused, and each is cut after the idle timeout', async () => {
@@ -157,12 +142,40 @@ describe('Stalled readers of streamed answers (STREAM_IDLE_TIMEOUT_MS, STREAMS_P
     const held: StalledReader[] = [];
     for (let i = 0; i < PER_USER + 1; i += 1) held.push(await stall(web1, '/api/inventory', user));
     expect(held.map(r => r.status)).to.deep.equal([200, 200, 200]);
-    await waitFor(
-      async () => (await busyBackends(web1, 'stockroom-list')) === PER_USER + 1,
-      10000,
-      'the lists',
-    );
     await allCut(web1, held);
+  });
+
+  it('When a process starts, then it sweeps the spool files of processes that no longer run; when an answer would exceed its disk budget, then it is 503 with Retry-After before a byte is sent, and smaller answers still come', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'stockroom-spool-test-'));
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(path.join(dir, `${gone}-left-by-a-crash`), 'x');
+    writeFileSync(path.join(dir, `${process.pid}-of-a-live-process`), 'x');
+    const small = await startTestApp(
+      { DATABASE_URL, STREAM_SPOOL_DIR: dir, STREAM_SPOOL_MAX_MB: '1' },
+      { migrate: false },
+    );
+    try {
+      expect(readdirSync(dir)).to.deep.equal([`${process.pid}-of-a-live-process`]);
+      const user = await createUser(small.services);
+      for (const route of ['/api/inventory', '/api/stock-history/export.csv']) {
+        const full = await request(small.server.server)
+          .get(route)
+          .set('Authorization', user.auth)
+          .expect(503);
+        expect(Number(full.headers['retry-after'])).to.be.at.least(1);
+        expect(full.headers['content-disposition']).to.equal(undefined);
+        expect(full.body).to.include({ error: 'service_unavailable', messageKey: 'error.streams.busy' });
+      }
+      expect(small.services.spool.usedBytes).to.equal(0);
+      await request(small.server.server).get('/api/suppliers').set('Authorization', user.auth).expect(200);
+      await request(small.server.server)
+        .get('/api/stock-history/export.csv?itemName=none')
+        .set('Authorization', user.auth)
+        .expect(200);
+    } finally {
+      await small.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('When anonymous callers stall exports in demo mode, then they are counted per client address', async () => {

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { Services } from '../../config/services.js';
 
 /** A client that asked for a streamed answer, read its first chunk, and then stopped reading. */
 export interface StalledReader {
@@ -62,4 +63,23 @@ export async function openStalledReader(
     },
     close: () => socket.destroy(),
   };
+}
+
+/**
+ * `rows` items and as many history entries with long names: unpaged lists and exports of 7-12 MB, more than
+ * loopback's kernel buffers hold for a reader that stopped. Items are named `Stalled item <n> x…`.
+ */
+export async function seedLargeAnswers(services: Services, rows: number): Promise<void> {
+  await services.orm.em.fork().execute(
+    `with s as (insert into supplier (name, created_by) values ('Stall supplier', 'seed') returning id)
+     insert into inventory_item (name, sku, quantity, price, supplier_id, created_by)
+     select 'Stalled item ' || n || ' ' || repeat('x', 220), 'STALL-' || n, n, 1.25, s.id, 'seed'
+       from generate_series(1, ?) n, s;
+     insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+                                quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+     select n, gen_random_uuid(), 'Stalled item ' || n || ' ' || repeat('y', 220), null, null, 1, n - 1, n,
+            'RESTOCK', 1.25, 'seed@example.test', timestamptz '2026-01-01' + n * interval '1 second'
+       from generate_series(1, ?) n;`,
+    [rows, rows],
+  );
 }
