@@ -15,9 +15,10 @@ export const ITEM_CSV_COLUMNS: CsvColumn<ItemView>[] = [
   { header: 'supplierId', key: 'supplierId' },
   { header: 'supplierName', key: 'supplierName' },
   { header: 'minimumQuantity', key: 'minimumQuantity' },
+  { header: 'createdAt', key: 'createdAt' },
+  { header: 'updatedAt', key: 'updatedAt' },
+  // Purchasing's columns come last: a reader of the older columns by position is unaffected.
   { header: 'onOrderQuantity', key: 'onOrderQuantity' },
   { header: 'reorderPoint', key: 'reorderPoint' },
   { header: 'orderUpToQuantity', key: 'orderUpToQuantity' },
-  { header: 'createdAt', key: 'createdAt' },
-  { header: 'updatedAt', key: 'updatedAt' },
 ];
