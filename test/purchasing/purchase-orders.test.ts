@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
+import { apiClient, startTestApp } from '../support/test-app.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
@@ -387,6 +388,37 @@ describe('Purchase orders and receipts (P1-P9)', () => {
         await api()[method](path).set('Authorization', user.auth).send({}).expect(403);
       await receive(order.id, [{ itemId: a.id, quantity: 1 }], user.auth).expect(201);
       await api().get('/api/purchase-orders').expect(401);
+    });
+  });
+
+  describe('demo mode', () => {
+    it('When demo mode is on, then the order reads are public and every purchasing write is 403, also for an admin', async () => {
+      const { supplier, a } = await setUp();
+      const order = await ordered(supplier.id, [{ itemId: a.id, quantity: 2 }]);
+      const demo = await startTestApp({ APP_DEMO_READONLY: 'true' }, { migrate: false });
+      try {
+        const client = apiClient(demo);
+        for (const url of [
+          '/api/purchase-orders',
+          `/api/purchase-orders/${order.id}`,
+          `/api/purchase-orders/${order.id}/receipts`,
+          `/api/purchase-orders/${order.id}/export.csv`,
+        ])
+          await client.get(url).expect(200);
+        for (const [method, path] of [
+          ['post', '/api/purchase-orders'],
+          ['put', `/api/purchase-orders/${order.id}`],
+          ['post', `/api/purchase-orders/${order.id}/order`],
+          ['post', `/api/purchase-orders/${order.id}/receipts`],
+          ['post', `/api/purchase-orders/${order.id}/cancel`],
+        ] as const) {
+          await client[method](path).send({}).expect(403);
+          await client[method](path).set('Authorization', admin.auth).send({}).expect(403);
+        }
+      } finally {
+        await demo.close();
+      }
+      expect(await item(a.id)).to.include({ quantity: 10, onOrderQuantity: 2 });
     });
   });
 
