@@ -12,6 +12,7 @@ import { alertsRoutes } from './alerts.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { exportRoutes } from './exports.routes.js';
 import { csvImportRoutes } from './imports.routes.js';
+import { purchasingRoutes } from './purchasing.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
@@ -24,6 +25,7 @@ export const allRoutes = (services: Services): RouteDefinition[] => [
   ...itemRoutes(services),
   ...supplierRoutes(services),
   ...stockHistoryRoutes(services),
+  ...purchasingRoutes(services),
   ...browserAuthRoutes(services),
   ...analyticsRoutes(services),
   ...alertsRoutes(services),

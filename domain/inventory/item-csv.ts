@@ -1,7 +1,10 @@
 import type { CsvColumn } from '../shared/csv-cells.js';
 import type { ItemView } from './item.view.js';
 
-/** Columns of the item export; the import reads name, sku, quantity, price, supplierName, minimumQuantity. */
+/**
+ * Columns of the item export; the import reads name, sku, quantity, price, supplierName, minimumQuantity and the
+ * optional reorderPoint, orderUpToQuantity.
+ */
 export const ITEM_CSV_COLUMNS: CsvColumn<ItemView>[] = [
   { header: 'id', key: 'id' },
   { header: 'name', key: 'name' },
@@ -14,4 +17,8 @@ export const ITEM_CSV_COLUMNS: CsvColumn<ItemView>[] = [
   { header: 'minimumQuantity', key: 'minimumQuantity' },
   { header: 'createdAt', key: 'createdAt' },
   { header: 'updatedAt', key: 'updatedAt' },
+  // Purchasing's columns come last: a reader of the older columns by position is unaffected.
+  { header: 'onOrderQuantity', key: 'onOrderQuantity' },
+  { header: 'reorderPoint', key: 'reorderPoint' },
+  { header: 'orderUpToQuantity', key: 'orderUpToQuantity' },
 ];

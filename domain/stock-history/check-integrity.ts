@@ -7,8 +7,10 @@ import { numericToCents } from '../shared/money.js';
 import { latestDayRow } from '../analytics/latest-day-row.js';
 import { ItemStates } from './item-states.js';
 import { scanHistory } from './scan-history.js';
+import { onOrderDrift } from './on-order-drift.js';
 
-export type DriftKind = 'quantity_mismatch' | 'chain_break' | 'negative_quantity' | 'value_mismatch';
+export type DriftKind =
+  'quantity_mismatch' | 'chain_break' | 'negative_quantity' | 'value_mismatch' | 'on_order_mismatch';
 
 export interface Drift {
   itemId: string;
@@ -113,9 +115,15 @@ export async function checkIntegrity(
           );
       }
     }
+    const onOrder = await onOrderDrift(client);
     await client.query('commit');
     await onProgress(100);
-    return { checkedItems: states.size, checkedEntries, pendingItems: skip.size, drift: states.drift() };
+    return {
+      checkedItems: states.size,
+      checkedEntries,
+      pendingItems: skip.size,
+      drift: [...states.drift(), ...onOrder],
+    };
   } catch (error) {
     // A failure may come in the middle of a COPY: the connection is closed (its transaction with it), never reused.
     broken = true;

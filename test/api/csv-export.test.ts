@@ -47,7 +47,7 @@ describe('CSV export (GET /api/inventory/export.csv, /api/stock-history/export.c
     expect(res.headers['content-disposition']).to.equal(`attachment; filename="inventory-${today()}.csv"`);
     expect(
       res.text.startsWith(
-        '\uFEFFid,name,sku,quantity,price,totalValue,supplierId,supplierName,minimumQuantity,createdAt,updatedAt\r\n',
+        '\uFEFFid,name,sku,quantity,price,totalValue,supplierId,supplierName,minimumQuantity,createdAt,updatedAt,onOrderQuantity,reorderPoint,orderUpToQuantity\r\n',
       ),
     ).to.equal(true);
     expect(res.text).to.include(`"${tricky.replace(/"/g, '""')}"`);
@@ -80,7 +80,7 @@ describe('CSV export (GET /api/inventory/export.csv, /api/stock-history/export.c
       .set('Authorization', user.auth)
       .expect(200);
     expect(res.text.split('\r\n')[0]).to.equal(
-      '\uFEFFid;name;sku;quantity;price;totalValue;supplierId;supplierName;minimumQuantity;createdAt;updatedAt',
+      '\uFEFFid;name;sku;quantity;price;totalValue;supplierId;supplierName;minimumQuantity;createdAt;updatedAt;onOrderQuantity;reorderPoint;orderUpToQuantity',
     );
     const rows = parseCsv(res.text, ';');
     expect(rows.map(r => r.name)).to.deep.equal([low.name]);

@@ -126,6 +126,33 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
     expect(Number(gauge?.[1])).to.be.at.least(4);
   });
 
+  it('When an order is open and partly received, then nothing is reported for its item; a corrupted onOrderQuantity is reported as on_order_mismatch', async () => {
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 5 });
+    const order = (
+      await api()
+        .post('/api/purchase-orders')
+        .set('Authorization', admin.auth)
+        .send({ supplierId, lines: [{ itemId: item.id, quantity: 6, unitCost: 1.1 }] })
+        .expect(201)
+    ).body;
+    await api().post(`/api/purchase-orders/${order.id}/order`).set('Authorization', admin.auth).expect(200);
+    await api()
+      .post(`/api/purchase-orders/${order.id}/receipts`)
+      .set('Authorization', user.auth)
+      .send({ lines: [{ itemId: item.id, quantity: 2 }] })
+      .expect(201);
+    await waitForHistorySettled(testApp().services, 30000);
+    const clean = await runCheck();
+    expect(clean.drift.filter(d => d.itemId === item.id)).to.deep.equal([]);
+    await testApp()
+      .services.orm.em.fork()
+      .execute('update inventory_item set on_order_quantity = on_order_quantity + 1 where id = ?', [item.id]);
+    const corrupted = await runCheck();
+    const drift = corrupted.drift.filter(d => d.itemId === item.id);
+    expect(drift.map(d => d.kind)).to.deep.equal(['on_order_mismatch']);
+    expect(drift[0].detail).to.equal('5 on order, open lines 4');
+  });
+
   it('When an item has thousands of entries (many chunks of the scan), then each is read and a break deep in them is reported with its two entries', async () => {
     const item = await newItem(api(), admin.auth, supplierId, { quantity: 5, price: 2.5 });
     await waitForHistorySettled(testApp().services, 30000);
