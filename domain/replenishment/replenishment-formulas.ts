@@ -82,19 +82,61 @@ export function computedLevels(
   z: number,
   coverDays: number,
 ): ComputedLevels {
-  const w = BigInt(window.windowDays);
-  const total = BigInt(window.windowDemand);
-  const radicand = w * BigInt(window.sumOfSquares) - total * total;
-  const demandStdDev = Math.sqrt(Number(radicand)) / window.windowDays;
-  const leadDemand = total * BigInt(leadTimeDays);
-  const whole = leadDemand / w;
-  const rest = Number(leadDemand - whole * w);
+  const { windowDays: w, windowDemand: total, sumOfSquares } = window;
+  // Doubles are exact integers below 2^53; beyond, the same arithmetic in BigInt.
+  const small =
+    w * sumOfSquares <= Number.MAX_SAFE_INTEGER &&
+    total * Math.max(leadTimeDays, coverDays) + w <= Number.MAX_SAFE_INTEGER;
+  const exact = small
+    ? integerTerms(w, total, sumOfSquares, leadTimeDays, coverDays)
+    : bigTerms(window, leadTimeDays, coverDays);
+  const demandStdDev = Math.sqrt(exact.radicand) / w;
   const safety = z * demandStdDev * Math.sqrt(leadTimeDays);
   return {
-    dailyDemand: window.windowDemand / window.windowDays,
+    dailyDemand: total / w,
     demandStdDev,
-    demandReorderPoint: Number(whole) + Math.ceil(rest / window.windowDays + safety),
-    coverQuantity: Number((total * BigInt(coverDays) + w - 1n) / w),
+    demandReorderPoint: exact.whole + Math.ceil(exact.rest / w + safety),
+    coverQuantity: exact.cover,
+  };
+}
+
+interface IntegerTerms {
+  /** windowDays x sumOfSquares - windowDemand^2 (as the double nearest to it). */
+  radicand: number;
+  /** floor(windowDemand x L / windowDays) and its remainder. */
+  whole: number;
+  rest: number;
+  /** ceil(windowDemand x coverDays / windowDays). */
+  cover: number;
+}
+
+const floorDiv = (a: number, b: number) => (a - (a % b)) / b;
+
+function integerTerms(
+  w: number,
+  total: number,
+  sumOfSquares: number,
+  lead: number,
+  coverDays: number,
+): IntegerTerms {
+  const leadDemand = total * lead;
+  return {
+    radicand: w * sumOfSquares - total * total,
+    whole: floorDiv(leadDemand, w),
+    rest: leadDemand % w,
+    cover: floorDiv(total * coverDays + w - 1, w),
+  };
+}
+
+function bigTerms(window: DemandWindow, lead: number, coverDays: number): IntegerTerms {
+  const w = BigInt(window.windowDays);
+  const total = BigInt(window.windowDemand);
+  const leadDemand = total * BigInt(lead);
+  return {
+    radicand: Number(w * BigInt(window.sumOfSquares) - total * total),
+    whole: Number(leadDemand / w),
+    rest: Number(leadDemand % w),
+    cover: Number((total * BigInt(coverDays) + w - 1n) / w),
   };
 }
 
