@@ -4,6 +4,8 @@ import { SupplierSchema } from './suppliers/supplier.entity.js';
 import { InventoryItemSchema } from './inventory/inventory-item.entity.js';
 import { StockHistoryEntrySchema } from './stock-history/stock-history-entry.entity.js';
 import { OutboxEventSchema } from './outbox/outbox-event.entity.js';
+import { PurchaseOrderLineSchema, PurchaseOrderSchema } from './purchasing/purchase-order.entity.js';
+import { PurchaseReceiptLineSchema, PurchaseReceiptSchema } from './purchasing/purchase-receipt.entity.js';
 
 /** Every entity MikroORM knows about, listed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -13,4 +15,8 @@ export const ENTITIES = [
   InventoryItemSchema,
   StockHistoryEntrySchema,
   OutboxEventSchema,
+  PurchaseOrderSchema,
+  PurchaseOrderLineSchema,
+  PurchaseReceiptSchema,
+  PurchaseReceiptLineSchema,
 ] as const;

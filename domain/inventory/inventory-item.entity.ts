@@ -3,7 +3,7 @@ import { SupplierSchema } from '../suppliers/supplier.entity.js';
 
 /**
  * An inventory item (table `inventory_item`). The database guarantees quantity >= 0, price >= 0.01, unique
- * lower(name) and lower(sku), and RESTRICT on supplier delete. Stock changes never go through the entity: they
+ * lower(name) and lower(sku), on_order_quantity >= 0, and RESTRICT on supplier delete. Stock changes never go through the entity: they
  * are guarded atomic updates (see adjust-quantity.ts), so there is no read-modify-write race.
  */
 export const InventoryItemSchema = defineEntity({
@@ -16,6 +16,12 @@ export const InventoryItemSchema = defineEntity({
     quantity: p.integer(),
     price: p.decimal('string').precision(12).scale(2),
     minimumQuantity: p.integer().default(0),
+    /** What ORDERED and PARTIALLY_RECEIVED orders still bring (migration Purchasing); changed only by SQL in the
+     * order, receipt and cancel transactions, never through the entity. */
+    onOrderQuantity: p.integer().default(0),
+    /** Own replenishment levels (null = computed); when both are set, orderUpToQuantity > reorderPoint. */
+    reorderPoint: p.integer().nullable(),
+    orderUpToQuantity: p.integer().nullable(),
     supplier: () => p.manyToOne(SupplierSchema).deleteRule('restrict'),
     createdBy: p.string().length(320),
     createdAt: p.datetime().onCreate(() => new Date()),

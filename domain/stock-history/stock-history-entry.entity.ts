@@ -22,6 +22,12 @@ export const StockHistoryEntrySchema = defineEntity({
     createdBy: p.string().length(320),
     timestamp: p.datetime().fieldName('timestamp'),
     correlationId: p.string().length(64).nullable(),
+    reversalOf: p.bigint('string').nullable(),
+    /** A reversal's booked unit cost, or a receipt's cost per unit (4 decimals). */
+    unitCost: p.decimal('string').precision(14).scale(4).nullable(),
+    note: p.string().length(500).nullable(),
+    /** The purchase order a receipt's entry belongs to (migration Purchasing). */
+    purchaseOrderId: p.uuid().nullable(),
   },
 });
 

@@ -10,6 +10,8 @@ export const SupplierSchema = defineEntity({
     contactName: p.string().length(255).nullable(),
     phone: p.string().length(50).nullable(),
     email: p.string().length(320).nullable(),
+    /** 0..365 days, null = REPLENISHMENT_DEFAULT_LEAD_DAYS (migration Purchasing). */
+    leadTimeDays: p.integer().nullable(),
     createdBy: p.string().length(320),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
