@@ -2,6 +2,9 @@ import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
 import { searchPageSchema } from '../presenters/page.js';
+import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { createDraftOrders } from '../../domain/replenishment/create-draft-orders.js';
+import { purchaseOrderViewSchema } from '../../domain/purchasing/purchasing.schemas.js';
 import { parsePageRequest } from '../../domain/shared/paging.js';
 import { isUuid } from '../../domain/shared/sql.js';
 import { getJobStatus } from '../../domain/analytics/get-rebuild-status.js';
@@ -11,6 +14,7 @@ import {
 } from '../../domain/replenishment/request-replenishment-run.js';
 import { pageSuggestions } from '../../domain/replenishment/suggestion-queries.js';
 import {
+  draftOrdersBody,
   runStatusSchema,
   suggestionsQuery,
   suggestionViewSchema,
@@ -89,5 +93,27 @@ export const replenishmentRoutes = (services: Services) =>
             'replenishment.run.not.found',
           ),
         ),
+    },
+    {
+      method: 'post',
+      path: '/api/replenishment/draft-orders',
+      summary:
+        'R3: DRAFT orders from the current suggestions, one per supplier and 500 lines; items already on an open order are left out',
+      tag: TAG,
+      access: 'admin',
+      request: { body: draftOrdersBody },
+      responses: {
+        200: { description: 'Nothing to order: an empty array', schema: Joi.array().max(0) },
+        201: { description: 'The DRAFT orders created', schema: Joi.array().items(purchaseOrderViewSchema) },
+      },
+      handler: writeHandler(services, async (em, req, { body }) => {
+        const orders = await createDraftOrders(
+          em,
+          services.config.replenishment,
+          body.supplierId,
+          writeContext(req),
+        );
+        return { status: orders.length > 0 ? 201 : 200, body: orders };
+      }),
     },
   ]);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReplenishmentSettings } from '../../config/env.js';
-import { poolRun, type SqlRun } from '../shared/native-transaction.js';
+import { poolRun } from '../shared/native-transaction.js';
 import { searchPage, type PageRequest, type SearchPage } from '../shared/paging.js';
 import { isoSql } from '../shared/sql.js';
 import { LEVEL_CAP } from './replenishment-formulas.js';
@@ -154,24 +154,47 @@ export async function countSuggestions(
 /** A line R3 orders: the item and the suggested quantity. */
 export interface OrderableSuggestion {
   itemId: string;
-  supplierId: string;
   suggestedQuantity: number;
 }
 
+/** Items on an open order (DRAFT, ORDERED, PARTIALLY_RECEIVED): R3 leaves them out. */
+const ON_OPEN_ORDER = `exists (select 1 from purchase_order_line l join purchase_order o on o.id = l.purchase_order_id
+  where l.item_id = i.id and o.status in ('DRAFT', 'ORDERED', 'PARTIALLY_RECEIVED'))`;
+
+/** `$n` parameters as the ORM's `?` ones (each occurrence its own value), to run in its transaction. */
+function questionMarks(text: string, values: unknown[]): [string, unknown[]] {
+  const ordered: unknown[] = [];
+  return [text.replace(/\$(\d+)/g, (_, n: string) => (ordered.push(values[Number(n) - 1]), '?')), ordered];
+}
+
 /**
- * Today's suggestions of one supplier whose item is on no open order (R3), in R1's order. `openOrderItems` is
- * the SQL of the item ids on open orders; runs on the caller's transaction.
+ * Today's suggestions of one supplier whose item is on no open order (R3), in R1's order, read in the
+ * transaction of `tx` (the caller holds the supplier's draft lock, so what it reads stays true until commit).
  */
-export const orderableSuggestions = (
-  sql: SqlRun,
+export async function orderableSuggestions(
+  tx: EntityManager,
   settings: ReplenishmentSettings,
   supplierId: string,
-  openOrderItems: string,
   today: string = utcToday(),
-): Promise<OrderableSuggestion[]> =>
-  sql<OrderableSuggestion>(
-    `select id as "itemId", supplier_id as "supplierId", suggested as "suggestedQuantity"
-     from (${suggestionsSql(`i.supplier_id = $3::uuid and i.id not in (${openOrderItems})`)}) x
-     order by ${ORDER}`,
+): Promise<OrderableSuggestion[]> {
+  const [text, values] = questionMarks(
+    `select id as "itemId", suggested::int as "suggestedQuantity"
+     from (${suggestionsSql(`i.supplier_id = $3::uuid and not ${ON_OPEN_ORDER}`)}) x order by ${ORDER}`,
     [today, settings.defaultLeadDays, supplierId],
   );
+  return tx.execute<OrderableSuggestion[]>(text, values);
+}
+
+/** Suppliers with at least one suggestion today whose item is on no open order, in id order. */
+export async function suppliersToOrderFrom(
+  em: EntityManager,
+  settings: ReplenishmentSettings,
+  today: string = utcToday(),
+): Promise<string[]> {
+  const sql = await poolRun(em);
+  const rows = await sql<{ supplier_id: string }>(
+    `select distinct supplier_id from (${suggestionsSql(`not ${ON_OPEN_ORDER}`)}) x order by supplier_id`,
+    [today, settings.defaultLeadDays],
+  );
+  return rows.map(row => row.supplier_id);
+}
