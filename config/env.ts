@@ -46,6 +46,8 @@ export interface Config {
   readonly workerStalledIntervalMs: number;
   readonly workerConcurrency: number;
   readonly lowStockThreshold: number;
+  /** Lead time of suppliers without their own (purchasing: an order's default expected date). */
+  readonly replenishmentDefaultLeadDays: number;
   readonly loginRateLimit: { readonly points: number; readonly durationSeconds: number };
   /** PEM of DATABASE_CA_FILE, for every PostgreSQL URL (see config/postgres-tls.ts). */
   readonly databaseCa: string | undefined;
@@ -183,6 +185,12 @@ const schema = Joi.object({
   WEBHOOK_SECRET: Joi.string()
     .min(16)
     .description('HMAC-SHA256 key of the `X-Stockroom-Signature` of webhook deliveries'),
+  REPLENISHMENT_DEFAULT_LEAD_DAYS: Joi.number()
+    .integer()
+    .min(0)
+    .max(365)
+    .default(7)
+    .description('lead time in days of suppliers without their own (0..365)'),
   RUN_WORKERS: Joi.boolean()
     .default(true)
     .description(
@@ -428,6 +436,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,
     lowStockThreshold: v.LOW_STOCK_THRESHOLD,
+    replenishmentDefaultLeadDays: v.REPLENISHMENT_DEFAULT_LEAD_DAYS,
     loginRateLimit: { points: v.LOGIN_RATE_LIMIT_POINTS, durationSeconds: v.LOGIN_RATE_LIMIT_SECONDS },
     databaseCa,
     redisTls: {

@@ -51,7 +51,8 @@ with u as (
 ), p as (${pendingRowsInsert('e')}
 )
 select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.price)::text as total_value,
-       u.supplier_id, u.supplier_name, u.minimum_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,
+       u.supplier_id, u.supplier_name, u.minimum_quantity, u.on_order_quantity, u.reorder_point,
+       u.order_up_to_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,
        ${isoSql('u.updated_at')} as updated_at, u.version, (select id from e)::text as event_id,
        ${isoSql('u.changed_at')} as changed_at
   from u`;

@@ -1,6 +1,7 @@
 import { TransactionPropagation, type EntityManager } from '@mikro-orm/postgresql';
 import type { WriteContext } from '../shared/write-context.js';
 import { isUuid } from '../shared/sql.js';
+import { ValidationError } from '../shared/errors.js';
 import { duplicateItemName, duplicateSku, supplierNotFound } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
@@ -13,6 +14,33 @@ export interface ItemInput {
   supplierId: string;
   minimumQuantity: number;
   sku?: string | null;
+  /** Absent: keep the stored value (none on create); null: computed. */
+  reorderPoint?: number | null;
+  orderUpToQuantity?: number | null;
+}
+
+/** An item's own replenishment levels as they end up: the input's where given, else the stored ones. */
+export interface OrderLevels {
+  reorderPoint: number | null;
+  orderUpToQuantity: number | null;
+}
+
+/** The levels after applying `input` to `stored`; 400 unless orderUpToQuantity > reorderPoint when both are set. */
+export function orderLevelsOf(input: ItemInput, stored: OrderLevels): OrderLevels {
+  const levels = {
+    reorderPoint: input.reorderPoint !== undefined ? input.reorderPoint : stored.reorderPoint,
+    orderUpToQuantity:
+      input.orderUpToQuantity !== undefined ? input.orderUpToQuantity : stored.orderUpToQuantity,
+  };
+  if (
+    levels.reorderPoint !== null &&
+    levels.orderUpToQuantity !== null &&
+    levels.orderUpToQuantity <= levels.reorderPoint
+  )
+    throw new ValidationError('inventory.item.order.up.to.above', {
+      fieldErrors: [{ field: 'orderUpToQuantity', messageKey: 'inventory.item.order.up.to.above' }],
+    });
+  return levels;
 }
 
 export interface StockWriteResult {
@@ -67,12 +95,14 @@ export async function createItem(
   input: ItemInput,
   context: WriteContext,
 ): Promise<StockWriteResult> {
+  const levels = orderLevelsOf(input, { reorderPoint: null, orderUpToQuantity: null });
   return em.transactional(async tx => {
     await checkItemClashes(tx, input);
     const rows = await tx.execute<ItemRow[]>(
       `with i as (
-         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
-         values (?, ?, ?, ?::numeric, ?, ?::uuid, ?) returning *)
+         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by,
+                                     reorder_point, order_up_to_quantity)
+         values (?, ?, ?, ?::numeric, ?, ?::uuid, ?, ?::integer, ?::integer) returning *)
        select ${ITEM_COLUMNS} from i join supplier s on s.id = i.supplier_id`,
       [
         input.name,
@@ -82,6 +112,8 @@ export async function createItem(
         input.minimumQuantity,
         input.supplierId,
         context.user,
+        levels.reorderPoint,
+        levels.orderUpToQuantity,
       ],
     );
     const row = rows[0];

@@ -9,7 +9,7 @@ import { recordStockChanged } from './stock-event.js';
 import { recordItemChange } from './item-change.js';
 
 /**
- * I5: 404 -> 412 (If-Match) -> 409 while stock remains -> 400 invalid deletion reason -> history event
+ * I5: 404 -> 412 (If-Match) -> 409 while open orders still bring some -> 409 while stock remains -> 400 invalid deletion reason -> history event
  * (change 0, the deletion reason) and the `deleted` item change -> row removed, all in one transaction with the row
  * locked.
  */
@@ -28,6 +28,8 @@ export async function deleteItem(
     const row = rows[0];
     if (input.expectedVersion !== undefined && Number(row.version) !== input.expectedVersion)
       throw staleItem();
+    // onOrderQuantity is the open quantity of ORDERED/PARTIALLY_RECEIVED orders, changed under this row lock.
+    if (Number(row.on_order_quantity) > 0) throw new ConflictError('inventory.item.delete.on.order');
     if (Number(row.quantity) > 0) throw new ConflictError('inventory.item.delete.stock.remaining');
     if (!isDeletionReason(input.reason)) throw new ValidationError('inventory.item.delete.reason.invalid');
     const at = await recordItemChange(tx, input.id, 'deleted');

@@ -16,7 +16,16 @@ import {
 import { itemChangeInsert } from './item-change.js';
 import { createItemBody } from './inventory.schemas.js';
 
-const COLUMNS = ['name', 'sku', 'quantity', 'price', 'supplierName', 'minimumQuantity'] as const;
+const COLUMNS = [
+  'name',
+  'sku',
+  'quantity',
+  'price',
+  'supplierName',
+  'minimumQuantity',
+  'reorderPoint',
+  'orderUpToQuantity',
+] as const;
 
 /** The API's create-item rules, with the supplier named instead of referenced by id. */
 const rowSchema = createItemBody
@@ -30,6 +39,8 @@ interface ItemImportRow {
   price: number;
   supplierName?: string;
   minimumQuantity: number;
+  reorderPoint?: number | null;
+  orderUpToQuantity?: number | null;
 }
 
 /** Text joi's trimmed `string().max(n)` keeps as it is (cells are never blank here). */
@@ -44,7 +55,10 @@ const PLAIN_PRICE = /^\d{1,7}(?:\.\d{1,2})?$/;
  * schema accepts, converted as joi converts it. Anything else goes through the schema, for its messages.
  */
 function plainRow(values: Record<string, string>): StagedValues | undefined {
-  const { name, sku, quantity, price, supplierName, minimumQuantity } = values;
+  const { name, sku, quantity, price, supplierName, minimumQuantity, reorderPoint, orderUpToQuantity } =
+    values;
+  // Own levels go through the schema (their rule joins two cells).
+  if (reorderPoint !== undefined || orderUpToQuantity !== undefined) return undefined;
   if (name === undefined || quantity === undefined || price === undefined) return undefined;
   if (!isPlainText(name, 255) || !isPlainText(sku, 64) || !isPlainText(supplierName, 255)) return undefined;
   if (!PLAIN_COUNT.test(quantity) || (minimumQuantity !== undefined && !PLAIN_COUNT.test(minimumQuantity)))
@@ -57,13 +71,17 @@ function plainRow(values: Record<string, string>): StagedValues | undefined {
     price,
     supplierName ?? null,
     minimumQuantity === undefined ? null : Number(minimumQuantity),
+    null,
+    null,
   ];
 }
 
 /** Whether the row changes a field of its item `i` other than the quantity (columns left out keep theirs). */
 const FIELDS_DIFFER = `(x.name <> i.name or coalesce(x.sku, i.sku) is distinct from i.sku or x.price <> i.price
   or (x.supplier_name is not null and x.supplier_id is distinct from i.supplier_id)
-  or coalesce(x.minimum_quantity, i.minimum_quantity) <> i.minimum_quantity)`;
+  or coalesce(x.minimum_quantity, i.minimum_quantity) <> i.minimum_quantity
+  or coalesce(x.reorder_point, i.reorder_point) is distinct from i.reorder_point
+  or coalesce(x.order_up_to_quantity, i.order_up_to_quantity) is distinct from i.order_up_to_quantity)`;
 
 /**
  * Each row resolved as the row-by-row import did: its item by sku when it has one (and it matches), else by
@@ -133,11 +151,13 @@ with old as (
      set name = x.name, sku = coalesce(x.sku, i.sku), price = x.price,
          supplier_id = coalesce(x.supplier_id, i.supplier_id),
          minimum_quantity = coalesce(x.minimum_quantity, i.minimum_quantity), quantity = x.quantity,
+         reorder_point = coalesce(x.reorder_point, i.reorder_point),
+         order_up_to_quantity = coalesce(x.order_up_to_quantity, i.order_up_to_quantity),
          version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int, updated_at = now()
     from import_plan x
    where x.target = i.id and (${FIELDS_DIFFER} or x.quantity <> i.quantity)
-  returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.version,
-            clock_timestamp() as changed_at
+  returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.reorder_point,
+            i.order_up_to_quantity, i.version, clock_timestamp() as changed_at
 ), ic as (${itemChangeInsert('changed', 'updated', 'changed.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
@@ -157,10 +177,13 @@ select (select count(*) from changed)::int as updated, (select count(*) from e):
  */
 const INSERT_SQL = `
 with c as (
-  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
-  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
+  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by,
+                              reorder_point, order_up_to_quantity)
+  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1,
+         reorder_point, order_up_to_quantity
     from import_plan where target is null order by new_id
-  returning id, name, sku, quantity, price, supplier_id, minimum_quantity, version, clock_timestamp() as changed_at
+  returning id, name, sku, quantity, price, supplier_id, minimum_quantity, reorder_point, order_up_to_quantity,
+            version, clock_timestamp() as changed_at
 ), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
@@ -186,6 +209,8 @@ export const ITEM_IMPORT: ImportKind = {
     ['price', 'numeric(12, 2)'],
     ['supplier_name', 'text'],
     ['minimum_quantity', 'integer'],
+    ['reorder_point', 'integer'],
+    ['order_up_to_quantity', 'integer'],
   ],
   stage(values, isKey) {
     const plain = plainRow(values);
@@ -195,6 +220,12 @@ export const ITEM_IMPORT: ImportKind = {
     const checked = checkFields<ItemImportRow>(rowSchema, values, isKey);
     if (Array.isArray(checked)) return checked;
     const row = checked.value;
+    if (
+      row.reorderPoint != null &&
+      row.orderUpToQuantity != null &&
+      row.orderUpToQuantity <= row.reorderPoint
+    )
+      return [{ column: 'orderUpToQuantity', messageKey: 'inventory.item.order.up.to.above' }];
     return [
       row.name,
       row.sku ? row.sku : null,
@@ -202,6 +233,8 @@ export const ITEM_IMPORT: ImportKind = {
       String(row.price),
       row.supplierName ?? null,
       values.minimumQuantity === undefined ? null : row.minimumQuantity,
+      row.reorderPoint ?? null,
+      row.orderUpToQuantity ?? null,
     ];
   },
   async validate(sql, options) {

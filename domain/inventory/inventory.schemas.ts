@@ -20,6 +20,15 @@ const price = moneySchema({
 /** The largest quantity (and minimum quantity) an item may have (contract: 0..999999). */
 export const MAX_ITEM_QUANTITY = 999999;
 
+/** An own replenishment level: 0..999999 or null. */
+const orderLevel = (message: string) =>
+  integer().min(0).max(MAX_ITEM_QUANTITY).allow(null).messages({
+    'number.min': message,
+    'number.max': message,
+    'number.base': message,
+    'number.integer': message,
+  });
+
 const itemFields = {
   name: name.required(),
   quantity: integer().min(0).max(MAX_ITEM_QUANTITY).required().messages({
@@ -36,6 +45,9 @@ const itemFields = {
     'number.min': 'inventory.item.minimum.min',
   }),
   sku: Joi.string().trim().max(64).allow('', null).messages({ 'string.max': 'inventory.item.sku.too.long' }),
+  // Absent: keep the stored value (create: none); null: reset to computed (contract purchasing-api.md).
+  reorderPoint: orderLevel('inventory.item.reorder.point.range'),
+  orderUpToQuantity: orderLevel('inventory.item.order.up.to.range'),
 };
 
 /** I2 body. `id` must be absent; `createdBy` and other unknown properties are ignored. */
@@ -98,6 +110,9 @@ const itemView = Joi.object({
   supplierId: Joi.string().required(),
   supplierName: Joi.string().required(),
   minimumQuantity: Joi.number().integer().required(),
+  onOrderQuantity: Joi.number().integer().required(),
+  reorderPoint: Joi.number().integer().allow(null).required(),
+  orderUpToQuantity: Joi.number().integer().allow(null).required(),
   createdBy: Joi.string().required(),
   createdAt: Joi.string().isoDate().required(),
   updatedAt: Joi.string().isoDate().required(),

@@ -15,6 +15,8 @@ export interface ItemAsOfView {
   supplierId: string;
   supplierName: string | null;
   minimumQuantity: number;
+  reorderPoint: number | null;
+  orderUpToQuantity: number | null;
   version: number;
   asOf: string;
 }
@@ -35,7 +37,7 @@ export function asOfInstant(asOf: string, now = Date.now()): Date {
  */
 const ITEM_AS_OF_SQL = `
 select c.kind, c.name, c.sku, c.quantity, c.price::text as price, (c.quantity * c.price)::text as total_value,
-       c.supplier_id, s.name as supplier_name, c.minimum_quantity, c.version
+       c.supplier_id, s.name as supplier_name, c.minimum_quantity, c.reorder_point, c.order_up_to_quantity, c.version
   from (select * from item_change c where c.item_id = ? and c.at < ?::timestamptz + interval '1 millisecond'
          order by c.at desc, c.id desc limit 1) c
   left join supplier s on s.id = c.supplier_id`;
@@ -54,6 +56,8 @@ export async function itemAsOf(db: Db, id: string, asOf: string): Promise<ItemAs
     supplier_id: string;
     supplier_name: string | null;
     minimum_quantity: number;
+    reorder_point: number | null;
+    order_up_to_quantity: number | null;
     version: number;
   }>(db, ITEM_AS_OF_SQL, [id, at.toISOString()]);
   if (!row || row.kind === 'deleted') throw itemNotFound();
@@ -67,6 +71,8 @@ export async function itemAsOf(db: Db, id: string, asOf: string): Promise<ItemAs
     supplierId: row.supplier_id,
     supplierName: row.supplier_name,
     minimumQuantity: Number(row.minimum_quantity),
+    reorderPoint: row.reorder_point,
+    orderUpToQuantity: row.order_up_to_quantity,
     version: Number(row.version),
     asOf: at.toISOString(),
   };

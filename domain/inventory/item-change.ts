@@ -4,7 +4,7 @@ export type ItemChangeKind = 'created' | 'updated' | 'deleted';
 
 /** The columns of an `item_change` row written from an item row (see itemChangeSelect). */
 const ITEM_CHANGE_COLUMNS =
-  'xid, item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id';
+  'xid, item_id, kind, version, at, name, sku, quantity, price, minimum_quantity, supplier_id, reorder_point, order_up_to_quantity';
 
 /**
  * A change's place in the feed (`xid`), from the function `item_change_place` (migration Ledger): the writing
@@ -22,7 +22,8 @@ const feedPlace = (itemId: string): string => `item_change_place(${itemId})`;
  */
 const itemChangeSelect = (source: string, kind: ItemChangeKind, at: string): string =>
   `select ${feedPlace(`${source}.id`)}, ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
-          ${source}.sku, ${source}.quantity, ${source}.price::numeric, ${source}.minimum_quantity, ${source}.supplier_id
+          ${source}.sku, ${source}.quantity, ${source}.price::numeric, ${source}.minimum_quantity, ${source}.supplier_id,
+          ${source}.reorder_point, ${source}.order_up_to_quantity
      from ${source}`;
 
 /** The statement part (a CTE body) that records the item rows of `source` as changes of `kind` at `at`. */

@@ -12,6 +12,11 @@ export interface ItemView {
   supplierId: string;
   supplierName: string;
   minimumQuantity: number;
+  /** What ORDERED and PARTIALLY_RECEIVED orders still bring (read-only). */
+  onOrderQuantity: number;
+  /** Own replenishment levels; null = computed. */
+  reorderPoint: number | null;
+  orderUpToQuantity: number | null;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
@@ -29,6 +34,9 @@ export interface ItemRow {
   supplier_id: string;
   supplier_name: string;
   minimum_quantity: number;
+  on_order_quantity: number;
+  reorder_point: number | null;
+  order_up_to_quantity: number | null;
   created_by: string;
   created_at: string;
   updated_at: string;
@@ -38,7 +46,7 @@ export interface ItemRow {
 /** Columns of an item joined with its supplier (`i` = inventory_item, `s` = supplier). */
 export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.quantity, i.price::text as price,
   (i.quantity * i.price)::text as total_value, i.supplier_id, s.name as supplier_name, i.minimum_quantity,
-  i.created_by, ${isoSql('i.created_at')} as created_at, ${isoSql('i.updated_at')} as updated_at, i.version`;
+  i.on_order_quantity, i.reorder_point, i.order_up_to_quantity, i.created_by, ${isoSql('i.created_at')} as created_at, ${isoSql('i.updated_at')} as updated_at, i.version`;
 
 export const ITEM_FROM = 'inventory_item i join supplier s on s.id = i.supplier_id';
 
@@ -53,6 +61,9 @@ export function toItemView(row: ItemRow): ItemView {
     supplierId: row.supplier_id,
     supplierName: row.supplier_name,
     minimumQuantity: Number(row.minimum_quantity),
+    onOrderQuantity: Number(row.on_order_quantity),
+    reorderPoint: row.reorder_point === null ? null : Number(row.reorder_point),
+    orderUpToQuantity: row.order_up_to_quantity === null ? null : Number(row.order_up_to_quantity),
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

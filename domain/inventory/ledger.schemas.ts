@@ -46,6 +46,8 @@ export const itemAsOfSchema = Joi.object({
   supplierId: Joi.string().required(),
   supplierName: Joi.string().allow(null).required(),
   minimumQuantity: Joi.number().integer().required(),
+  reorderPoint: Joi.number().integer().allow(null).required(),
+  orderUpToQuantity: Joi.number().integer().allow(null).required(),
   version: Joi.number().integer().required(),
   asOf: Joi.string().isoDate().required(),
 });

@@ -5,11 +5,19 @@ import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';
 import { recordItemChange } from './item-change.js';
-import { checkItemClashes, joinCaller, skuOf, type ItemInput, type StockWriteResult } from './create-item.js';
+import {
+  checkItemClashes,
+  joinCaller,
+  orderLevelsOf,
+  skuOf,
+  type ItemInput,
+  type StockWriteResult,
+} from './create-item.js';
 import { toCents } from '../shared/money.js';
 
 /**
- * I4 (full replace): 404 -> 412 (If-Match) -> 409 duplicate name/sku -> 404 supplier -> update. The row is
+ * I4 (full replace): 404 -> 412 (If-Match) -> 400 own levels (orderUpToQuantity > reorderPoint, against the stored
+ * value of the one not sent) -> 409 duplicate name/sku -> 404 supplier -> update. The row is
  * locked for the transaction, so the quantity delta recorded is exact. A quantity change writes a
  * MANUAL_ADJUSTMENT event, a price change a PRICE_CHANGE event (price first, so the adjustment carries the
  * new unit price).
@@ -21,18 +29,29 @@ export async function updateItem(
 ): Promise<StockWriteResult> {
   if (!isUuid(input.id)) throw itemNotFound();
   return em.transactional(async tx => {
-    const current = await tx.execute<{ quantity: number; price: string; version: number }[]>(
-      'select quantity, price::text as price, version from inventory_item where id = ? for update',
+    const current = await tx.execute<
+      {
+        quantity: number;
+        price: string;
+        version: number;
+        reorderPoint: number | null;
+        orderUpToQuantity: number | null;
+      }[]
+    >(
+      `select quantity, price::text as price, version, reorder_point as "reorderPoint",
+              order_up_to_quantity as "orderUpToQuantity"
+         from inventory_item where id = ? for update`,
       [input.id],
     );
     if (current.length === 0) throw itemNotFound();
     const before = current[0];
     if (input.expectedVersion !== undefined && before.version !== input.expectedVersion) throw staleItem();
+    const levels = orderLevelsOf(input, before);
     await checkItemClashes(tx, input, input.id);
     const rows = await tx.execute<ItemRow[]>(
       `update inventory_item i
           set name = ?, sku = ?, quantity = ?, price = ?::numeric, minimum_quantity = ?, supplier_id = ?::uuid,
-              version = i.version + 1, updated_at = now()
+              reorder_point = ?::integer, order_up_to_quantity = ?::integer, version = i.version + 1, updated_at = now()
          from supplier s
         where s.id = ?::uuid and i.id = ?
        returning ${ITEM_COLUMNS}`,
@@ -43,6 +62,8 @@ export async function updateItem(
         String(input.price),
         input.minimumQuantity,
         input.supplierId,
+        levels.reorderPoint,
+        levels.orderUpToQuantity,
         input.supplierId,
         input.id,
       ],

@@ -28,6 +28,8 @@ export interface StockChangedPayload {
   /** A reversal: the original's unit cost (4 decimals), at which the reversal is booked. */
   unitCost?: string;
   note?: string | null;
+  /** A receipt (POST /api/purchase-orders/{id}/receipts): its order; `entryId` and `unitCost` are its line's. */
+  purchaseOrderId?: string;
   /** ISO-8601 UTC, the transaction's time. */
   occurredAt: string;
   correlationId: string | null;

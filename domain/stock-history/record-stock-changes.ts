@@ -17,10 +17,11 @@ const recordSql = (parts: string, limit: string, itemId: string) => `
 with parts as materialized (${parts}), marked as (
   ${markDoneSql(STOCK_HISTORY_CONSUMER, pendingIdsSql(STOCK_HISTORY_CONSUMER, '(select array_agg(part) from parts)', limit, itemId))}
 ), ins as (
-  insert into stock_history (id, reversal_of, unit_cost, note, outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+  insert into stock_history (id, reversal_of, unit_cost, note, purchase_order_id, outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
     quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp", correlation_id)
   select coalesce((e.payload->>'entryId')::bigint, nextval('stock_history_id_seq')),
     (e.payload->>'reversalOf')::bigint, (e.payload->>'unitCost')::numeric, e.payload->>'note',
+    (e.payload->>'purchaseOrderId')::uuid,
     m.id, (e.payload->>'itemId')::uuid, e.payload->>'itemName', (e.payload->>'supplierId')::uuid,
     e.payload->>'supplierName', (e.payload->>'change')::integer, (e.payload->>'quantityBefore')::integer,
     (e.payload->>'quantityAfter')::integer, e.payload->>'reason', (e.payload->>'priceAtChange')::numeric,

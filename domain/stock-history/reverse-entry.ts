@@ -17,6 +17,7 @@ interface Original {
   reason: string;
   price_at_change: string;
   reversal_of: string | null;
+  purchase_order_id: string | null;
 }
 
 /**
@@ -44,7 +45,7 @@ async function unitCostOf(tx: EntityManager, original: Original): Promise<string
 }
 
 /**
- * POST /api/stock-history/{id}/reverse: 404 -> 400 (change 0) -> 409 (a reversal itself, already reversed, item
+ * POST /api/stock-history/{id}/reverse: 404 -> 400 (change 0) -> 409 (a reversal itself, a receipt's entry, already reversed, item
  * deleted) -> 422 (would go negative; nothing written). In one transaction: the link row keyed by the original's
  * id (its primary key refuses a second reversal, however concurrent: a racing request waits on it and then
  * conflicts), the reserved id of the new entry, and the compensating change through the guarded one-statement
@@ -60,7 +61,8 @@ export async function reverseEntry(
   return em.transactional(async tx => {
     const [original] = await tx.execute<Original[]>(
       `select id::text as id, outbox_event_id::text as outbox_event_id, item_id, change, reason,
-              price_at_change::text as price_at_change, reversal_of::text as reversal_of
+              price_at_change::text as price_at_change, reversal_of::text as reversal_of,
+              purchase_order_id
          from stock_history where id = ?`,
       [input.id],
     );
@@ -73,6 +75,8 @@ export async function reverseEntry(
     }
     if (Number(original.change) === 0) throw new ValidationError('stock.history.reversal.no.change');
     if (original.reversal_of !== null) throw new ConflictError('stock.history.reversal.of.reversal');
+    // Goods received on an order go back with an adjustment RETURNED_TO_SUPPLIER (contract purchasing-api.md).
+    if (original.purchase_order_id !== null) throw new ConflictError('purchase.receipt.reverse');
     const [{ entry_id: entryId }] = await tx.execute<{ entry_id: string }[]>(
       "select nextval('stock_history_id_seq')::text as entry_id",
     );
@@ -115,6 +119,8 @@ export async function reverseEntry(
       reversalOf: original.id,
       reversedBy: null,
       note,
+      unitCost: null,
+      purchaseOrderId: null,
     };
     return { entry, eventIds: result.eventIds };
   });

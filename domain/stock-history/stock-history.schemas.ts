@@ -57,6 +57,8 @@ export const historyViewSchema = Joi.object({
   timestamp: Joi.string().isoDate().required(),
   reversalOf: Joi.string().allow(null).required(),
   reversedBy: Joi.string().allow(null).required(),
+  unitCost: Joi.number().allow(null).required(),
+  purchaseOrderId: Joi.string().allow(null).required(),
   note: Joi.string().allow(null).required(),
 });
 

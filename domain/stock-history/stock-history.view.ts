@@ -19,6 +19,9 @@ export interface StockHistoryView {
   reversalOf: string | null;
   reversedBy: string | null;
   note: string | null;
+  /** A receipt's entry: the cost per unit it brought in, and its purchase order (else null). */
+  unitCost: number | null;
+  purchaseOrderId: string | null;
 }
 
 export const HISTORY_COLUMNS = `h.id::text as id, h.item_id as "itemId", h.item_name as "itemName",
@@ -26,7 +29,9 @@ export const HISTORY_COLUMNS = `h.id::text as id, h.item_id as "itemId", h.item_
   h.quantity_before as "quantityBefore", h.quantity_after as "quantityAfter", h.reason,
   h.price_at_change::text as "priceAtChange", h.created_by as "createdBy", ${isoSql('h."timestamp"')} as "timestamp",
   h.reversal_of::text as "reversalOf",
-  (select r.reversal_entry_id::text from stock_reversal r where r.original_id = h.id) as "reversedBy", h.note`;
+  (select r.reversal_entry_id::text from stock_reversal r where r.original_id = h.id) as "reversedBy", h.note,
+  case when h.purchase_order_id is not null then h.unit_cost::text end as "unitCost",
+  h.purchase_order_id as "purchaseOrderId"`;
 
 export const toHistoryView = (row: StockHistoryView): StockHistoryView => ({
   ...row,
@@ -34,4 +39,5 @@ export const toHistoryView = (row: StockHistoryView): StockHistoryView => ({
   quantityBefore: Number(row.quantityBefore),
   quantityAfter: Number(row.quantityAfter),
   priceAtChange: numericToNumber(row.priceAtChange),
+  unitCost: row.unitCost === null ? null : Number(row.unitCost),
 });

@@ -9,6 +9,8 @@ export interface SupplierInput {
   contactName?: string | null;
   phone?: string | null;
   email?: string | null;
+  /** Absent on update: keep the stored value. */
+  leadTimeDays?: number | null;
 }
 
 export const blankToNull = (value: string | null | undefined): string | null => (value ? value : null);
@@ -28,13 +30,14 @@ export async function createSupplier(
   const clash = await em.execute('select 1 from supplier where lower(name) = lower(?)', [input.name]);
   if (clash.length > 0) throw duplicateSupplier();
   const rows = await em.execute<SupplierView[]>(
-    `insert into supplier (name, contact_name, phone, email, created_by) values (?, ?, ?, ?, ?)
+    `insert into supplier (name, contact_name, phone, email, lead_time_days, created_by) values (?, ?, ?, ?, ?, ?)
      returning ${SUPPLIER_COLUMNS}`,
     [
       input.name,
       blankToNull(input.contactName),
       blankToNull(input.phone),
       blankToNull(input.email),
+      input.leadTimeDays ?? null,
       context.user,
     ],
   );

@@ -19,6 +19,13 @@ const supplierFields = {
     .email({ tlds: { allow: false } })
     .allow('', null)
     .messages({ 'string.email': 'inventory.supplier.email.invalid' }),
+  // Absent on PUT: keep the stored value; null: REPLENISHMENT_DEFAULT_LEAD_DAYS.
+  leadTimeDays: integer().min(0).max(365).allow(null).messages({
+    'number.min': 'inventory.supplier.lead.time.range',
+    'number.max': 'inventory.supplier.lead.time.range',
+    'number.base': 'inventory.supplier.lead.time.range',
+    'number.integer': 'inventory.supplier.lead.time.range',
+  }),
 };
 
 /** S2 body: `id` must be absent (checked after field validation, contract order). */
@@ -44,6 +51,7 @@ export const supplierViewSchema = Joi.object({
   contactName: Joi.string().allow(null).required(),
   phone: Joi.string().allow(null).required(),
   email: Joi.string().allow(null).required(),
+  leadTimeDays: Joi.number().integer().allow(null).required(),
   createdBy: Joi.string().required(),
   createdAt: Joi.string().isoDate().required(),
 });

@@ -24,9 +24,18 @@ export async function updateSupplier(
     ]);
     if (clash.length > 0) throw duplicateSupplier();
     const rows = await tx.execute<SupplierView[]>(
-      `update supplier set name = ?, contact_name = ?, phone = ?, email = ?, updated_at = now() where id = ?
-       returning ${SUPPLIER_COLUMNS}`,
-      [input.name, blankToNull(input.contactName), blankToNull(input.phone), blankToNull(input.email), id],
+      `update supplier set name = ?, contact_name = ?, phone = ?, email = ?,
+              lead_time_days = case when ?::boolean then ?::integer else lead_time_days end, updated_at = now()
+        where id = ? returning ${SUPPLIER_COLUMNS}`,
+      [
+        input.name,
+        blankToNull(input.contactName),
+        blankToNull(input.phone),
+        blankToNull(input.email),
+        input.leadTimeDays !== undefined,
+        input.leadTimeDays ?? null,
+        id,
+      ],
     );
     return toSupplierView(rows[0]);
   });
