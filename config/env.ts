@@ -323,12 +323,6 @@ const schema = Joi.object({
     .max(365)
     .default(56)
     .description('days of demand the replenishment suggestions look at, today included (7..365)'),
-  REPLENISHMENT_DEFAULT_LEAD_DAYS: Joi.number()
-    .integer()
-    .min(0)
-    .max(365)
-    .default(7)
-    .description('lead time in days of suppliers without their own (0..365)'),
   REPLENISHMENT_SERVICE_LEVEL: Joi.number()
     .min(0.5)
     .max(0.999)
