@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import cron from 'node-cron';
+import { ConfigError, loadConfig } from '../../config/env.js';
+import { replenishmentSchedule } from '../../workers/clock.js';
 import { normalQuantile, serviceLevelZ } from '../../domain/replenishment/normal-quantile.js';
 import {
   computedLevels,
@@ -69,5 +72,33 @@ describe('Replenishment formulas (pure)', () => {
     expect(windowLength('2026-11-28', '2026-11-28', 56)).to.equal(7);
     expect(windowLength('2026-11-10', '2026-11-28', 56)).to.equal(19);
     expect(windowLength('2025-01-01', '2026-11-28', 56)).to.equal(56);
+  });
+
+  it('When the REPLENISHMENT_* settings are read, then defaults apply and bad values name their variable', () => {
+    const env = { NODE_ENV: 'test' };
+    expect(loadConfig(env).replenishment).to.deep.equal({
+      demandDays: 56,
+      defaultLeadDays: 7,
+      serviceLevel: 0.95,
+      coverDays: 14,
+      cron: '30 3 * * *',
+    });
+    const bad: [string, string][] = [
+      ['REPLENISHMENT_DEMAND_DAYS', '6'],
+      ['REPLENISHMENT_DEFAULT_LEAD_DAYS', '366'],
+      ['REPLENISHMENT_SERVICE_LEVEL', '0.9995'],
+      ['REPLENISHMENT_SERVICE_LEVEL', '0.4'],
+      ['REPLENISHMENT_COVER_DAYS', '0'],
+      ['REPLENISHMENT_CRON', 'every night'],
+      ['REPLENISHMENT_CRON', '0 30 3 * * *'],
+    ];
+    for (const [variable, value] of bad) {
+      const attempt = () => loadConfig({ ...env, [variable]: value });
+      expect(attempt, `${variable}=${value}`).to.throw(ConfigError, variable);
+    }
+    const schedule = replenishmentSchedule(loadConfig({ ...env, REPLENISHMENT_CRON: '0 4 * * 1-5' }));
+    expect(schedule).to.include({ cron: '0 4 * * 1-5', queue: 'replenishment' });
+    expect(cron.validate(schedule.cron)).to.equal(true);
+    expect(schedule.jobId(new Date('2026-11-28T04:00:05Z'))).to.equal('replenishment-2026-11-28T04-00');
   });
 });
