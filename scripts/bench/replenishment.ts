@@ -1,10 +1,12 @@
 import { backtest } from './replenishment-backtest.js';
 import { printTable } from './support.js';
+import { scaleBench } from './replenishment-scale.js';
 
 /**
  * `npm run bench:replenishment`: the backtest of Stockroom's replenishment policy (the contract's formulas,
  * default settings) against the N5 rule, per demand pattern (scripts/bench/replenishment-backtest.ts). Figures,
- * never assertions; the same seed draws the same demand every run.
+ * never assertions; the same seed draws the same demand every run. Then R2 and R1 at REPLENISHMENT_BENCH_ITEMS
+ * items (default 100000; 0 skips them), scripts/bench/replenishment-scale.ts.
  */
 const started = Date.now();
 const scores = backtest(Number(process.env.REPLENISHMENT_BENCH_SEED ?? 41));
@@ -30,3 +32,6 @@ printTable(
   })),
 );
 console.log(`\nbacktest took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+const items = Number(process.env.REPLENISHMENT_BENCH_ITEMS ?? 100_000);
+if (items > 0) await scaleBench(items);
