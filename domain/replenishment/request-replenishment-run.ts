@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { QueueProducer } from '../queues/queue-producer.js';
+import { enqueueSingleFlight } from '../queues/enqueue-single-flight.js';
 
 /** Job ids of replenishment runs start with this (R2's status route answers 404 for any other id). */
 export const RUN_JOB_PREFIX = 'replenishment-';
@@ -9,19 +10,15 @@ export const RUN_JOB_PREFIX = 'replenishment-';
  * (and the run's advisory lock serializes any that slip through). `jobId` names the run (the clock's and the
  * rebuild's are deterministic, so a repeat adds nothing).
  */
-export async function requestReplenishmentRun(
+export const requestReplenishmentRun = (
   queues: QueueProducer,
   requestedBy: string,
   jobId = `${RUN_JOB_PREFIX}${Date.now()}-${randomBytes(3).toString('hex')}`,
-): Promise<string> {
-  const existing = await queues
-    .queue('replenishment')
-    .getJobs(['active', 'waiting', 'delayed', 'prioritized'], 0, 0, true);
-  if (existing[0]?.id) return existing[0].id;
-  return queues.add(
+): Promise<string> =>
+  enqueueSingleFlight(
+    queues,
     'replenishment',
     'run',
     { requestedBy },
     { jobId, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { count: 50 } },
   );
-}
