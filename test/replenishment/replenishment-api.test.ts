@@ -252,6 +252,22 @@ describe('Replenishment: R1-R3 through the API', function () {
     expect(lines.map(l => l.item_id).sort()).to.deep.equal(items.map(i => i.id).sort());
   });
 
+  it('When a report rebuild finishes, then a replenishment run follows it', async () => {
+    const { body } = await api()
+      .post('/api/admin/reports/rebuild')
+      .set('Authorization', admin.auth)
+      .expect(202);
+    const runId = `replenishment-after-${body.jobId}`;
+    await waitFor(
+      async () => {
+        const res = await api().get(`/api/admin/replenishment/run/${runId}`).set('Authorization', admin.auth);
+        return res.status === 200 && res.body.state === 'completed';
+      },
+      60000,
+      'the run after the rebuild',
+    );
+  });
+
   it('When R3 names an unknown supplier, then 404; R1 is for every signed-in user, R2 and R3 for admins', async () => {
     await api()
       .post('/api/replenishment/draft-orders')
