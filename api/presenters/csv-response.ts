@@ -73,6 +73,16 @@ export async function sendCsv<T>(
   );
 }
 
+/** A small CSV answer built whole (csvWriterOptions), not a counted stream: an order's lines. */
+export function sendCsvRows<T>(
+  res: Response,
+  rows: T[],
+  options: { columns: CsvColumn<T>[]; baseName: string; delimiter: string },
+): void {
+  startCsv(res, options.baseName);
+  res.send(stringifySync(rows, csvWriterOptions(options.columns, options.delimiter)));
+}
+
 /**
  * The COPY of an export written by PostgreSQL (copyCsvSql of `columns` over `rows`) as the query to run on a
  * row stream's connection (RowStreams.copyOut): its readable yields the writer's BOM and header row, then the

@@ -13,6 +13,7 @@ import { adminRoutes } from './admin.routes.js';
 import { exportRoutes } from './exports.routes.js';
 import { csvImportRoutes } from './imports.routes.js';
 import { replenishmentRoutes } from './replenishment.routes.js';
+import { purchasingRoutes } from './purchasing.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
 export const allRoutes = (services: Services): RouteDefinition[] => [
@@ -25,6 +26,7 @@ export const allRoutes = (services: Services): RouteDefinition[] => [
   ...itemRoutes(services),
   ...supplierRoutes(services),
   ...stockHistoryRoutes(services),
+  ...purchasingRoutes(services),
   ...browserAuthRoutes(services),
   ...analyticsRoutes(services),
   ...alertsRoutes(services),

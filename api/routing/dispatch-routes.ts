@@ -52,6 +52,6 @@ type Run = (req: Request, res: Response) => unknown;
 
 function mustExist(check: NonNullable<RouteDefinition['mustExist']>) {
   return (req: Request, res: Response, next: NextFunction) => {
-    check(req.em, (res.locals.input as ValidatedInput).params).then(() => next(), next);
+    check(req.em, (res.locals.input as ValidatedInput).params, req).then(() => next(), next);
   };
 }

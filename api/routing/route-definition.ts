@@ -39,9 +39,10 @@ export interface RouteDefinition {
   };
   /**
    * The resource the path names, when it must exist before the query and body are looked at (404 first):
-   * runs after the path params are validated and throws the resource's NotFoundError.
+   * runs after the path params are validated and throws the resource's NotFoundError (or whatever else the
+   * contract checks before the body: a stale `If-Match`, a state that refuses the write).
    */
-  mustExist?: (em: EntityManager, params: Record<string, any>) => Promise<void>;
+  mustExist?: (em: EntityManager, params: Record<string, any>, req: Request) => Promise<void>;
   responses: Record<number, ResponseSpec>;
   /** Thin: read `input`, call one use case, present the result. */
   handler: (req: Request, res: Response, input: ValidatedInput) => unknown;

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { isUuid } from '../shared/sql.js';
+import { arrayLiteral, isUuid } from '../shared/sql.js';
 import { PurchaseOrder, type OrderStatus } from './purchase-order.entity.js';
 import { orderNotFound, staleOrder, wrongStatus } from './purchasing-errors.js';
 
@@ -28,7 +28,7 @@ export async function lockOrder(
 export async function lockItems(tx: EntityManager, ids: string[]): Promise<Map<string, string>> {
   const rows = await tx.execute<{ id: string; supplier_id: string }[]>(
     'select id, supplier_id from inventory_item where id = any(?::uuid[]) order by id for update',
-    [ids],
+    [arrayLiteral(ids)],
   );
   return new Map(rows.map(row => [row.id, row.supplier_id]));
 }
@@ -46,7 +46,7 @@ export async function addOnOrder(
   await tx.execute(
     `update inventory_item i set on_order_quantity = i.on_order_quantity + x.delta
        from unnest(?::uuid[], ?::int[]) as x(id, delta) where i.id = x.id`,
-    [changed.map(d => d.itemId), changed.map(d => d.delta)],
+    [arrayLiteral(changed.map(d => d.itemId)), arrayLiteral(changed.map(d => d.delta))],
   );
 }
 

@@ -97,9 +97,6 @@ export const listOrdersQuery = Joi.object({
   ...pagingQuery,
 });
 
-/** P8 query. */
-export const orderExportQuery = Joi.object({ delimiter: Joi.string().valid(',', ';') });
-
 const orderLineView = Joi.object({
   itemId: Joi.string().required(),
   itemName: Joi.string().required(),

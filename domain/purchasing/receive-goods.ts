@@ -4,6 +4,7 @@ import { STOCK_CHANGED } from '../outbox/events.js';
 import { pendingRowsInsert } from '../outbox/consumers.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
 import type { WriteContext } from '../shared/write-context.js';
+import { arrayLiteral } from '../shared/sql.js';
 import { MAX_ITEM_QUANTITY } from '../inventory/inventory.schemas.js';
 import { itemChangeInsert } from '../inventory/item-change.js';
 import { quantityTooLarge } from '../inventory/item-errors.js';
@@ -93,10 +94,10 @@ export async function receiveGoods(
       [lines.length],
     );
     const [written] = await tx.execute<{ updated: number; event_ids: string[] }[]>(RECEIPT_SQL, [
-      lines.map(line => line.itemId),
-      lines.map(line => line.quantity),
-      entryIds.map(row => row.id),
-      lines.map(line => byItem.get(line.itemId)!.unitCost),
+      arrayLiteral(lines.map(line => line.itemId)),
+      arrayLiteral(lines.map(line => line.quantity)),
+      arrayLiteral(entryIds.map(row => row.id)),
+      arrayLiteral(lines.map(line => byItem.get(line.itemId)!.unitCost)),
       context.user,
       context.correlationId,
       order.id,

@@ -27,3 +27,9 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
  * batch once it had grown).
  */
 export const byKey = (select: string): string => `(${select} offset 0)`;
+
+/**
+ * A PostgreSQL array literal of plain values (ids, integers, decimals: nothing to quote) for one `?::type[]`
+ * parameter: the ORM's raw execution expands a JS array into a list of parameters.
+ */
+export const arrayLiteral = (values: readonly (string | number)[]): string => `{${values.join(',')}}`;

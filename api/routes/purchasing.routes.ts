@@ -1,0 +1,217 @@
+import Joi from 'joi';
+import type { Request } from 'express';
+import type { Services } from '../../config/services.js';
+import { defineRoutes } from '../routing/route-definition.js';
+import { writeContext, writeHandler } from '../routing/write-handler.js';
+import { searchPageSchema } from '../presenters/page.js';
+import { csvDelimiterQuery, csvResponse, sendCsvRows } from '../presenters/csv-response.js';
+import { parseIfMatch } from '../../domain/inventory/item-errors.js';
+import {
+  listOrdersQuery,
+  orderIdParams,
+  purchaseOrderBody,
+  purchaseOrderViewSchema,
+  receiptBody,
+  receiptIdParams,
+  receiptViewSchema,
+} from '../../domain/purchasing/purchasing.schemas.js';
+import {
+  assertOrderEditable,
+  getPurchaseOrder,
+  getReceipt,
+  listPurchaseOrders,
+  listReceipts,
+  ORDER_CSV_COLUMNS,
+  orderCsvRows,
+} from '../../domain/purchasing/purchase-order-queries.js';
+import type { PurchaseOrderView } from '../../domain/purchasing/purchase-order.view.js';
+import { createPurchaseOrder } from '../../domain/purchasing/create-purchase-order.js';
+import { updatePurchaseOrder } from '../../domain/purchasing/update-purchase-order.js';
+import { placePurchaseOrder } from '../../domain/purchasing/place-purchase-order.js';
+import { cancelPurchaseOrder } from '../../domain/purchasing/cancel-purchase-order.js';
+import { receiveGoods } from '../../domain/purchasing/receive-goods.js';
+
+const TAG = 'Purchasing';
+const etag = (order: PurchaseOrderView) => ({ ETag: `"${order.version}"` });
+const ifMatch = (req: Request) => parseIfMatch(req.get('if-match'));
+const orderResponse = (description: string) => ({
+  description,
+  schema: purchaseOrderViewSchema,
+  headers: { ETag: 'the order version' },
+});
+const orderPath = '/api/purchase-orders/:id';
+
+/** P1-P9 (contract purchasing-api.md). */
+export const purchasingRoutes = (services: Services) =>
+  defineRoutes([
+    {
+      method: 'get',
+      path: '/api/purchase-orders',
+      summary: 'P1: purchase orders (status repeatable, supplier, item), newest first (search page)',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { query: listOrdersQuery },
+      responses: { 200: { description: 'Search page', schema: searchPageSchema(purchaseOrderViewSchema) } },
+      handler: async (req, res, { query }) => res.json(await listPurchaseOrders(req.em, query)),
+    },
+    {
+      method: 'post',
+      path: '/api/purchase-orders',
+      summary: 'P2: a DRAFT order (a line without unitCost takes the item price)',
+      tag: TAG,
+      access: 'admin',
+      request: { body: purchaseOrderBody },
+      responses: { 201: orderResponse('Created (DRAFT)') },
+      handler: writeHandler(services, async (em, req, { body }) => {
+        const order = await createPurchaseOrder(em, body, writeContext(req));
+        return {
+          status: 201,
+          body: order,
+          headers: { Location: `/api/purchase-orders/${order.id}`, ...etag(order) },
+        };
+      }),
+    },
+    {
+      method: 'get',
+      path: orderPath,
+      summary: 'P3: one order (ETag = version)',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { params: orderIdParams },
+      responses: { 200: orderResponse('Order') },
+      handler: async (req, res, { params }) => {
+        const order = await getPurchaseOrder(req.em, params.id);
+        res.set(etag(order)).json(order);
+      },
+    },
+    {
+      method: 'put',
+      path: orderPath,
+      summary: 'P4: replace a DRAFT order (optional If-Match)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: orderIdParams, body: purchaseOrderBody },
+      mustExist: (em, params, req) => assertOrderEditable(em, params.id, ifMatch(req)),
+      responses: { 200: orderResponse('Updated') },
+      handler: writeHandler(services, async (em, req, { params, body }) => {
+        const order = await updatePurchaseOrder(em, {
+          ...body,
+          id: params.id,
+          expectedVersion: ifMatch(req),
+        });
+        return { status: 200, body: order, headers: etag(order) };
+      }),
+    },
+    {
+      method: 'post',
+      path: `${orderPath}/order`,
+      summary: 'P5: place a DRAFT order (ORDERED; its lines count in the items onOrderQuantity)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: orderIdParams },
+      responses: { 200: orderResponse('Ordered') },
+      handler: writeHandler(services, async (em, req, { params }) => {
+        const { order, deliveries } = await placePurchaseOrder(
+          em,
+          {
+            id: params.id,
+            expectedVersion: ifMatch(req),
+            defaultLeadDays: services.config.replenishmentDefaultLeadDays,
+          },
+          services.config.lowStockWebhookUrl,
+        );
+        return { status: 200, body: order, headers: etag(order), deliveries };
+      }),
+    },
+    {
+      method: 'post',
+      path: `${orderPath}/receipts`,
+      summary:
+        'P6: receive goods on an ORDERED or PARTIALLY_RECEIVED order (RESTOCK entries at the line cost)',
+      tag: TAG,
+      access: 'user',
+      request: { params: orderIdParams, body: receiptBody },
+      responses: {
+        201: {
+          description: 'Receipt',
+          schema: receiptViewSchema,
+          headers: { Location: 'the receipt' },
+        },
+      },
+      handler: writeHandler(services, async (em, req, { params, body }) => {
+        const { receipt, eventIds, deliveries } = await receiveGoods(
+          em,
+          { id: params.id, lines: body.lines, note: body.note },
+          writeContext(req),
+          services.config.lowStockWebhookUrl,
+        );
+        return {
+          status: 201,
+          body: receipt,
+          headers: { Location: `/api/purchase-orders/${params.id}/receipts/${receipt.id}` },
+          eventIds,
+          deliveries,
+        };
+      }),
+    },
+    {
+      method: 'post',
+      path: `${orderPath}/cancel`,
+      summary: 'P7: cancel an open order (what was still to come leaves onOrderQuantity)',
+      tag: TAG,
+      access: 'admin',
+      request: { params: orderIdParams },
+      responses: { 200: orderResponse('Cancelled') },
+      handler: writeHandler(services, async (em, req, { params }) => {
+        const { order, deliveries } = await cancelPurchaseOrder(
+          em,
+          { id: params.id, expectedVersion: ifMatch(req) },
+          services.config.lowStockWebhookUrl,
+        );
+        return { status: 200, body: order, headers: etag(order), deliveries };
+      }),
+    },
+    {
+      method: 'get',
+      path: `${orderPath}/export.csv`,
+      summary: 'P8: the order as CSV for the supplier, one row per line',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { params: orderIdParams, query: Joi.object({ ...csvDelimiterQuery }) },
+      responses: { 200: csvResponse('Order lines (RFC 4180, UTF-8 with BOM, header row)') },
+      handler: async (req, res, { params, query }) => {
+        const order = await getPurchaseOrder(req.em, params.id);
+        sendCsvRows(res, orderCsvRows(order), {
+          columns: ORDER_CSV_COLUMNS,
+          baseName: order.number,
+          delimiter: query.delimiter,
+        });
+      },
+    },
+    {
+      method: 'get',
+      path: `${orderPath}/receipts`,
+      summary: 'P9: the receipts of an order, oldest first',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { params: orderIdParams },
+      responses: { 200: { description: 'Receipts', schema: Joi.array().items(receiptViewSchema) } },
+      handler: async (req, res, { params }) => res.json(await listReceipts(req.em, params.id)),
+    },
+    {
+      method: 'get',
+      path: `${orderPath}/receipts/:receiptId`,
+      summary: 'P9: one receipt of an order',
+      tag: TAG,
+      access: 'auth',
+      demoRead: true,
+      request: { params: receiptIdParams },
+      responses: { 200: { description: 'Receipt', schema: receiptViewSchema } },
+      handler: async (req, res, { params }) =>
+        res.json(await getReceipt(req.em, params.id, params.receiptId)),
+    },
+  ]);
