@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
+import cron from 'node-cron';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,21 @@ export interface Config {
   readonly replicaMaxLagMs: number;
   /** Sentinel-managed Redis (REDIS_SENTINELS); REDIS_URL then gives only the database, password and TLS. */
   readonly redisSentinel: RedisSentinelSettings | undefined;
+  /** Replenishment suggestions (purchasing contract, "How a suggestion is computed" and "Configuration"). */
+  readonly replenishment: ReplenishmentSettings;
+}
+
+export interface ReplenishmentSettings {
+  /** Days of demand the suggestions look at, today included. */
+  readonly demandDays: number;
+  /** Lead time of suppliers without their own. */
+  readonly defaultLeadDays: number;
+  /** Probability of not running out during a lead time. */
+  readonly serviceLevel: number;
+  /** Days of demand an order brings on top of the reorder point. */
+  readonly coverDays: number;
+  /** When the worker recomputes the suggestions (five fields, UTC). */
+  readonly cron: string;
 }
 
 export interface RedisSentinelSettings {
@@ -328,6 +344,31 @@ const schema = Joi.object({
     .default('stockroom')
     .description('the master name the Sentinels watch'),
   REDIS_SENTINEL_PASSWORD: Joi.string().description("the Sentinels' own password, when they have one"),
+  REPLENISHMENT_DEMAND_DAYS: Joi.number()
+    .integer()
+    .min(7)
+    .max(365)
+    .default(56)
+    .description('days of demand the replenishment suggestions look at, today included (7..365)'),
+  REPLENISHMENT_SERVICE_LEVEL: Joi.number()
+    .min(0.5)
+    .max(0.999)
+    .default(0.95)
+    .description('probability of not running out during a lead time (0.5..0.999)'),
+  REPLENISHMENT_COVER_DAYS: Joi.number()
+    .integer()
+    .min(1)
+    .max(365)
+    .default(14)
+    .description('days of demand an order brings on top of the reorder point (1..365)'),
+  REPLENISHMENT_CRON: Joi.string()
+    .custom((value: string) => {
+      if (value.trim().split(/\s+/).length !== 5 || !cron.validate(value)) throw new Error('not a cron');
+      return value;
+    })
+    .messages({ 'any.custom': 'must be a cron expression of five fields' })
+    .default('30 3 * * *')
+    .description('when the worker recomputes the replenishment suggestions (five cron fields, UTC)'),
 })
   .and('BOOTSTRAP_ADMIN_USERNAME', 'BOOTSTRAP_ADMIN_PASSWORD')
   .unknown(true);
@@ -433,6 +474,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrls,
     replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,
     redisSentinel: redisSentinel(v.REDIS_SENTINELS, v.REDIS_SENTINEL_NAME, v.REDIS_SENTINEL_PASSWORD),
+    replenishment: {
+      demandDays: v.REPLENISHMENT_DEMAND_DAYS,
+      defaultLeadDays: v.REPLENISHMENT_DEFAULT_LEAD_DAYS,
+      serviceLevel: v.REPLENISHMENT_SERVICE_LEVEL,
+      coverDays: v.REPLENISHMENT_COVER_DAYS,
+      cron: v.REPLENISHMENT_CRON,
+    },
   };
   return deepFreeze(config);
 }

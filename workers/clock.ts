@@ -1,4 +1,5 @@
 import cron, { type ScheduledTask } from 'node-cron';
+import type { Config } from '../config/env.js';
 import type { Services } from '../config/services.js';
 import type { QueueName } from '../domain/queues/queue-names.js';
 
@@ -52,8 +53,20 @@ export const SCHEDULES: Schedule[] = [
   },
 ];
 
+/** The replenishment run at REPLENISHMENT_CRON (its job id per minute, so a day may hold several runs). */
+export const replenishmentSchedule = (config: Config): Schedule => ({
+  name: 'replenishment-run',
+  cron: config.replenishment.cron,
+  queue: 'replenishment',
+  job: 'run',
+  jobId: now => `replenishment-${now.toISOString().slice(0, 16).replace(':', '-')}`,
+});
+
 /** node-cron in the worker process. It only enqueues; workers do the work. */
-export function startClock(services: Services, schedules: Schedule[] = SCHEDULES): { stop(): Promise<void> } {
+export function startClock(
+  services: Services,
+  schedules: Schedule[] = [...SCHEDULES, replenishmentSchedule(services.config)],
+): { stop(): Promise<void> } {
   const tasks: ScheduledTask[] = schedules.map(schedule =>
     cron.schedule(
       schedule.cron,

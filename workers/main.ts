@@ -13,6 +13,7 @@ import { webhooks } from './webhooks.worker.js';
 import { reports } from './report-rebuild.worker.js';
 import { imports } from './imports.worker.js';
 import { integrity } from './integrity.worker.js';
+import { replenishment } from './replenishment.worker.js';
 
 /**
  * Doorbell jobs of one outbox consumer that one worker process runs at once: one. A ring during a run queues
@@ -33,6 +34,7 @@ export const PROCESSORS: Record<QueueName, Processor> = {
   reports,
   imports,
   integrity,
+  replenishment,
 };
 
 /**
@@ -48,6 +50,8 @@ const WORKER_OPTIONS: Partial<Record<QueueName, { concurrency: number }>> = {
   imports: { concurrency: 1 },
   // A check reads the whole history in one snapshot: one at a time per process.
   integrity: { concurrency: 1 },
+  // A run replaces every item's stored computation in one transaction: one at a time per process.
+  replenishment: { concurrency: 1 },
 };
 
 export interface RunningWorkers {

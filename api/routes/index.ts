@@ -12,6 +12,7 @@ import { alertsRoutes } from './alerts.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { exportRoutes } from './exports.routes.js';
 import { csvImportRoutes } from './imports.routes.js';
+import { replenishmentRoutes } from './replenishment.routes.js';
 import { purchasingRoutes } from './purchasing.routes.js';
 
 /** Every route of the API, in mounting order. The OpenAPI document is generated from this list. */
@@ -30,4 +31,5 @@ export const allRoutes = (services: Services): RouteDefinition[] => [
   ...analyticsRoutes(services),
   ...alertsRoutes(services),
   ...adminRoutes(services),
+  ...replenishmentRoutes(services),
 ];

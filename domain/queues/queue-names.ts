@@ -8,5 +8,6 @@ export const QUEUE_NAMES = [
   'reports',
   'imports',
   'integrity',
+  'replenishment',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -1,19 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { QueueProducer } from '../queues/queue-producer.js';
+import { enqueueSingleFlight } from '../queues/enqueue-single-flight.js';
 
 /** Enqueues an integrity check, single-flight: while one is waiting or running, its job id is returned. */
-export async function requestIntegrityCheck(queues: QueueProducer, requestedBy: string): Promise<string> {
-  const existing = await queues
-    .queue('integrity')
-    .getJobs(['active', 'waiting', 'delayed', 'prioritized'], 0, 0, true);
-  if (existing[0]?.id) return existing[0].id;
-  return queues.add(
+export const requestIntegrityCheck = (queues: QueueProducer, requestedBy: string): Promise<string> =>
+  enqueueSingleFlight(
+    queues,
     'integrity',
     'check',
     { requestedBy },
     { jobId: `integrity-${Date.now()}-${randomBytes(3).toString('hex')}`, removeOnComplete: { count: 50 } },
   );
-}
 
 /** Items with drift found by the latest finished check (the Prometheus gauge), or null before the first. */
 export async function latestDriftItems(queues: QueueProducer): Promise<number | null> {
