@@ -14,7 +14,15 @@ import {
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { normaliseReason } from './reasons.js';
 import { countHistory, newestFirstStart, type CountFilters } from './history-totals.js';
-import { afterCursorSql, decodeCursor, encodeCursor, readDigest, VISIBILITY_SQL } from './history-cursor.js';
+import {
+  afterCursorSql,
+  decodeCursor,
+  encodeCursor,
+  parseSnapshot,
+  readDigest,
+  VISIBILITY_SQL,
+  type HistoryCursor,
+} from './history-cursor.js';
 import { HISTORY_COLUMNS, toHistoryView, type StockHistoryView } from './stock-history.view.js';
 
 const NEWEST_FIRST = 'h."timestamp" desc, h.id desc';
@@ -137,7 +145,7 @@ async function readHistoryPage(
   const order = `order by ${orderByClause(request.sort, rules, 'h.id')} limit ?`;
   let rows: StockHistoryView[];
   let total: number;
-  let visibility: { maxId: string; inProgress: string[] };
+  let visibility: Pick<HistoryCursor, 'snapshot' | 'lsn'>;
   if (cursor) {
     const after = afterCursorSql(cursor, request.sort, rules.sortable);
     const sql = `${where.sql ? `${where.sql} and` : 'where'} ${after.sql}`;
@@ -147,11 +155,11 @@ async function readHistoryPage(
     );
     request.page = cursor.number;
     total = cursor.total;
-    visibility = { maxId: cursor.maxId, inProgress: cursor.inProgress };
+    visibility = { snapshot: cursor.snapshot, lsn: cursor.lsn };
   } else {
     [rows, total, visibility] = await em.transactional(
       async tx => {
-        const [vis] = await tx.execute<{ maxId: string; inProgress: string[] }[]>(VISIBILITY_SQL);
+        const [vis] = await tx.execute<{ snapshot: string; lsn: string }[]>(VISIBILITY_SQL);
         const offset = request.page * request.size;
         const start = newestFirst(request, filters)
           ? await newestFirstStart(tx, countFilters(filters), offset)
@@ -169,7 +177,8 @@ async function readHistoryPage(
                   start ? start.skip : offset,
                 ],
               );
-        return [found, await countHistory(tx, countFilters(filters)), vis] as const;
+        const seen = { snapshot: parseSnapshot(vis.snapshot), lsn: Number(vis.lsn) };
+        return [found, await countHistory(tx, countFilters(filters)), seen] as const;
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
     );
