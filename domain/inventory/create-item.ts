@@ -71,8 +71,9 @@ export async function createItem(
     await checkItemClashes(tx, input);
     const rows = await tx.execute<ItemRow[]>(
       `with i as (
-         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
-         values (?, ?, ?, ?::numeric, ?, ?::uuid, ?) returning *)
+         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by, created_at,
+           updated_at)
+         select ?, ?, ?, ?::numeric, ?, ?::uuid, ?, t.at, t.at from (select clock_timestamp() as at) t returning *)
        select ${ITEM_COLUMNS} from i join supplier s on s.id = i.supplier_id`,
       [
         input.name,

@@ -133,11 +133,12 @@ with old as (
      set name = x.name, sku = coalesce(x.sku, i.sku), price = x.price,
          supplier_id = coalesce(x.supplier_id, i.supplier_id),
          minimum_quantity = coalesce(x.minimum_quantity, i.minimum_quantity), quantity = x.quantity,
-         version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int, updated_at = now()
+         version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int,
+         updated_at = clock_timestamp()
     from import_plan x
    where x.target = i.id and (${FIELDS_DIFFER} or x.quantity <> i.quantity)
   returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.version,
-            clock_timestamp() as changed_at
+            i.updated_at as changed_at
 ), ic as (${itemChangeInsert('changed', 'updated', 'changed.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
@@ -157,10 +158,11 @@ select (select count(*) from changed)::int as updated, (select count(*) from e):
  */
 const INSERT_SQL = `
 with c as (
-  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by)
-  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1
-    from import_plan where target is null order by new_id
-  returning id, name, sku, quantity, price, supplier_id, minimum_quantity, version, clock_timestamp() as changed_at
+  insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by, created_at,
+    updated_at)
+  select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1, t.at, t.at
+    from import_plan, (select clock_timestamp() as at) t where target is null order by new_id
+  returning id, name, sku, quantity, price, supplier_id, minimum_quantity, version, updated_at as changed_at
 ), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)

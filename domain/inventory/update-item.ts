@@ -32,7 +32,7 @@ export async function updateItem(
     const rows = await tx.execute<ItemRow[]>(
       `update inventory_item i
           set name = ?, sku = ?, quantity = ?, price = ?::numeric, minimum_quantity = ?, supplier_id = ?::uuid,
-              version = i.version + 1, updated_at = now()
+              version = i.version + 1, updated_at = clock_timestamp()
          from supplier s
         where s.id = ?::uuid and i.id = ?
        returning ${ITEM_COLUMNS}`,

@@ -207,6 +207,36 @@ describe('Ledger: point in time (asOf)', function () {
     expect((await valueAsOf(supplierId, deleted)).body.items).to.equal(0);
   });
 
+  it('When asked at the createdAt or updatedAt an answer shows, then the item as of then includes that change (creation, PUT, price, rename, adjustment; 15 rounds)', async () => {
+    const supplierId = (await newSupplier(api(), admin.auth)).id;
+    const at = async (id: string, instant: string) => (await itemAsOf(id, instant).expect(200)).body;
+    for (let round = 0; round < 15; round += 1) {
+      const item = await newItem(api(), admin.auth, supplierId, { quantity: 3, price: 2 });
+      expect(await at(item.id, item.createdAt), 'asOf = createdAt').to.include({ quantity: 3, version: 1 });
+      const put = await api()
+        .put(`/api/inventory/${item.id}`)
+        .set('Authorization', admin.auth)
+        .send({ name: item.name, quantity: 4, price: 2.5, supplierId, minimumQuantity: 0 })
+        .expect(200);
+      expect(await at(item.id, put.body.updatedAt), 'PUT').to.include({ quantity: 4, price: 2.5 });
+      const priced = await api()
+        .patch(`/api/inventory/${item.id}/price?price=3`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, priced.body.updatedAt), 'price').to.include({ price: 3 });
+      const renamed = await api()
+        .patch(`/api/inventory/${item.id}/name?name=${encodeURIComponent(`${item.name} v2`)}`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, renamed.body.updatedAt), 'rename').to.include({ name: `${item.name} v2` });
+      const adjusted = await api()
+        .patch(`/api/inventory/${item.id}/quantity?delta=2&reason=RESTOCK`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, adjusted.body.updatedAt), 'adjust').to.include({ quantity: 6, version: 5 });
+    }
+  });
+
   it('When asOf is in the future, outside the supported dates or malformed, then 400 (localized); anonymous callers get 401', async () => {
     const supplierId = (await newSupplier(api(), admin.auth)).id;
     const item = await newItem(api(), admin.auth, supplierId);
