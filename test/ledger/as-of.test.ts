@@ -255,6 +255,48 @@ describe('Ledger: point in time (asOf)', function () {
     await api().get(`/api/inventory/${item.id}?asOf=${new Date().toISOString()}`).expect(401);
   });
 
+  it('When a date-time parameter names a day or time that does not exist (30 February, hour 24), then 400 in the error shape, en and de, wherever dates are taken', async () => {
+    const supplierId = (await newSupplier(api(), admin.auth)).id;
+    const item = await newItem(api(), admin.auth, supplierId);
+    const reads = (bad: string) => [
+      { url: `/api/inventory/${item.id}?asOf=${bad}`, field: 'asOf' },
+      { url: `/api/inventory/value?asOf=${bad}`, field: 'asOf' },
+      { url: `/api/stock-history/search?startDate=${bad}`, field: 'startDate' },
+      { url: `/api/stock-history/search?endDate=${bad}`, field: 'endDate' },
+      { url: `/api/stock-history/export.csv?startDate=${bad}`, field: 'startDate' },
+      { url: `/api/analytics/financial/summary?from=${bad}&to=2026-03-31`, field: 'from' },
+      { url: `/api/analytics/stock-value?start=2026-01-01&end=${bad}`, field: 'end' },
+      { url: `/api/analytics/summary?startDate=${bad}`, field: 'startDate' },
+    ];
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-04-31T10:00:00.000Z'])
+      for (const { url, field } of reads(encodeURIComponent(bad))) {
+        const en = await api().get(url).set('Authorization', user.auth).expect(400);
+        expect(en.body, url).to.include({ error: 'bad_request', messageKey: 'error.date.calendar' });
+        expect(en.body.fieldErrors[field], url).to.equal(
+          `${field} names a day or time that does not exist on the calendar`,
+        );
+        const de = await api()
+          .get(url)
+          .set('Authorization', user.auth)
+          .set('Accept-Language', 'de')
+          .expect(400);
+        expect(de.body.message, url).to.equal(
+          `${field} nennt einen Tag oder eine Uhrzeit, die es im Kalender nicht gibt`,
+        );
+      }
+    // Hour 24 (which Date reads as the next day's midnight) is refused too.
+    for (const { url, field } of reads(encodeURIComponent('2026-01-01T24:00:00Z'))) {
+      const res = await api().get(url).set('Authorization', user.auth).expect(400);
+      expect(res.body.fieldErrors, url).to.have.property(field);
+    }
+    // Days that exist still answer, a leap day included.
+    await itemAsOf(item.id, '2024-02-29T12:00:00Z').expect(404);
+    await api()
+      .get('/api/stock-history/search?startDate=2024-02-29T00:00:00Z&endDate=2024-03-01')
+      .set('Authorization', user.auth)
+      .expect(200);
+  });
+
   describe('in demo mode', () => {
     let demo: TestApp;
     before(async () => {
