@@ -4,7 +4,7 @@ import type { ReadReplicas } from '../../config/read-replicas.js';
 import { AppError } from '../../domain/shared/errors.js';
 import type { RouteDefinition } from './route-definition.js';
 import { ClientWritePositions } from './client-write-positions.js';
-import { cursorPosition } from '../../domain/stock-history/history-cursor.js';
+import { cursorKey, cursorPosition } from '../../domain/stock-history/history-cursor.js';
 
 type Run = (req: Request, res: Response) => unknown;
 
@@ -25,10 +25,10 @@ const HISTORY_READS = new Set([
  * undefined: on the primary (a history read without a cursor, or with one that does not parse: its first page
  * records a snapshot the walk relies on, which a hot standby cannot give, see history-cursor).
  */
-function readFloor(route: RouteDefinition, req: Request): number | undefined {
+function readFloor(route: RouteDefinition, req: Request, key: Buffer): number | undefined {
   if (!HISTORY_READS.has(route.path)) return 0;
   const cursor = req.query.cursor;
-  return typeof cursor === 'string' ? cursorPosition(cursor) : undefined;
+  return typeof cursor === 'string' ? cursorPosition(cursor, key) : undefined;
 }
 
 /**
@@ -54,6 +54,7 @@ export function replicaRouting(
 ): ((route: RouteDefinition, run: Run) => Run) | undefined {
   const { replicas } = services;
   if (!replicas) return undefined;
+  const key = cursorKey(services.config.sessionSecret);
   const positions = new ClientWritePositions(
     services.redis,
     services.config.redisPrefix,
@@ -62,7 +63,7 @@ export function replicaRouting(
   );
   return (route, run) => {
     if (readsOnReplica(route))
-      return onReplica(services, replicas, positions, count, run, req => readFloor(route, req));
+      return onReplica(services, replicas, positions, count, run, req => readFloor(route, req, key));
     if (route.method !== 'get') return recordingPosition(replicas, positions, run);
     return run;
   };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { PagingError } from '../shared/errors.js';
 import type { SortOrder } from '../shared/paging.js';
 
@@ -77,16 +77,36 @@ function unpackSnapshot(value: unknown): Snapshot | undefined {
 
 const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
 
-export const encodeCursor = (c: HistoryCursor): string =>
-  Buffer.from(JSON.stringify([c.read, c.number, c.total, c.after, packSnapshot(c.snapshot), c.lsn])).toString(
-    'base64url',
-  );
+/**
+ * The key cursors are signed with: an HMAC of a fixed label under SESSION_SECRET, so it needs no setting of its
+ * own, every web process of a deployment shares it, and it is not the key of the session cookies.
+ */
+export const cursorKey = (sessionSecret: string): Buffer =>
+  createHmac('sha256', sessionSecret).update('stockroom history cursor v1').digest();
 
-/** A cursor's fields, whatever read it names; undefined when it is not a cursor. */
-function parseCursor(token: string): HistoryCursor | undefined {
+const signature = (key: Buffer, body: string) => createHmac('sha256', key).update(body).digest();
+
+/** `<body>.<signature>`: the body base64url JSON, the signature its HMAC-SHA256 (base64url). */
+export function encodeCursor(c: HistoryCursor, key: Buffer): string {
+  const body = Buffer.from(
+    JSON.stringify([c.read, c.number, c.total, c.after, packSnapshot(c.snapshot), c.lsn]),
+  ).toString('base64url');
+  return `${body}.${signature(key, body).toString('base64url')}`;
+}
+
+/**
+ * A cursor's fields, whatever read it names; undefined when it is not a cursor this deployment signed (an
+ * edited total, page number, position or snapshot does not verify).
+ */
+function parseCursor(token: string, key: Buffer): HistoryCursor | undefined {
+  const [body, signed, ...rest] = token.split('.');
+  if (signed === undefined || rest.length > 0) return undefined;
+  const given = Buffer.from(signed, 'base64url');
+  const expected = signature(key, body);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
@@ -114,8 +134,8 @@ function parseCursor(token: string): HistoryCursor | undefined {
 }
 
 /** Parses a cursor of the read `read`: anything else (malformed, altered, of another read) -> 400. */
-export function decodeCursor(token: string, read: string): HistoryCursor {
-  const cursor = parseCursor(token);
+export function decodeCursor(token: string, read: string, key: Buffer): HistoryCursor {
+  const cursor = parseCursor(token, key);
   if (cursor?.read !== read) throw new PagingError('error.paging.cursor', {});
   return cursor;
 }
@@ -124,7 +144,8 @@ export function decodeCursor(token: string, read: string): HistoryCursor {
  * The WAL position a server must have replayed to continue the walk of `token` (its first page's snapshot saw
  * nothing above it); undefined when it is not a cursor (the read answers 400 wherever it runs).
  */
-export const cursorPosition = (token: string): number | undefined => parseCursor(token)?.lsn;
+export const cursorPosition = (token: string, key: Buffer): number | undefined =>
+  parseCursor(token, key)?.lsn;
 
 /**
  * The rows after the cursor's last entry in the order `sort` then id ascending (keyset: the leading sort key

@@ -123,6 +123,9 @@ export interface PagedHistoryQuery extends SearchHistoryQuery {
   cursor?: string;
 }
 
+/** The key cursors are signed and checked with (cursorKey). */
+export type CursorKey = Buffer;
+
 /**
  * One page of the entries matching `filters`, by `page` (offset) or by `cursor` (keyset, see history-cursor).
  * A first page reads its entries, its exact total (countHistory) and its visibility in one snapshot; the pages
@@ -134,13 +137,17 @@ async function readHistoryPage(
   rules: PageRules,
   filters: HistoryFilters,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<{ content: StockHistoryView[]; request: PageRequest; total: number; next?: string }> {
   if (query.cursor !== undefined && query.page !== undefined)
     throw new PagingError('error.paging.cursor.page', {});
+  // The contract: a cursor comes with the filters, sort and size of its walk (its Link repeats them).
+  if (query.cursor !== undefined && query.size === undefined)
+    throw new PagingError('error.paging.cursor', {});
   const where = historyWhere(filters);
   const request = parsePageRequest(query, rules);
   const digest = readDigest([read, filters, request.sort, request.size]);
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, digest);
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, digest, key);
   if (!where) return { content: [], request, total: 0 };
   const order = `order by ${orderByClause(request.sort, rules, 'h.id')} limit ?`;
   let rows: StockHistoryView[];
@@ -186,13 +193,16 @@ async function readHistoryPage(
   const content = rows.slice(0, request.size).map(toHistoryView);
   const next =
     rows.length > request.size
-      ? encodeCursor({
-          read: digest,
-          number: request.page + 1,
-          total,
-          after: content[content.length - 1].id,
-          ...visibility,
-        })
+      ? encodeCursor(
+          {
+            read: digest,
+            number: request.page + 1,
+            total,
+            after: content[content.length - 1].id,
+            ...visibility,
+          },
+          key,
+        )
       : undefined;
   return { content, request, total, next };
 }
@@ -225,27 +235,37 @@ async function springHistoryPage(
   rules: PageRules,
   filters: HistoryFilters,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<HistoryPage<SpringPage<StockHistoryView>>> {
-  const { content, request, total, next } = await readHistoryPage(em, read, rules, filters, query);
+  const { content, request, total, next } = await readHistoryPage(em, read, rules, filters, query, key);
   return { page: { ...springPage(content, request, total), last: next === undefined }, next };
 }
 
 /** H1 with `size`: a Spring-style page. */
-export const pageHistory = (em: EntityManager, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H1', LIST_RULES, {}, query);
+export const pageHistory = (em: EntityManager, query: PagedHistoryQuery, key: CursorKey) =>
+  springHistoryPage(em, 'H1', LIST_RULES, {}, query, key);
 
 /** H2 with `size`: a Spring-style page of one item's entries (none for an id that is not a UUID). */
-export const pageItemHistory = (em: EntityManager, itemId: string, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query);
+export const pageItemHistory = (
+  em: EntityManager,
+  itemId: string,
+  query: PagedHistoryQuery,
+  key: CursorKey,
+) => springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query, key);
 
 /** H3 with `size`: a Spring-style page of one reason's entries. */
-export const pageReasonHistory = (em: EntityManager, reason: string, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query);
+export const pageReasonHistory = (
+  em: EntityManager,
+  reason: string,
+  query: PagedHistoryQuery,
+  key: CursorKey,
+) => springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query, key);
 
 /** H4: inclusive date range, item-name substring, supplier; search page. */
 export async function searchHistory(
   em: EntityManager,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<HistoryPage<SearchPage<StockHistoryView>>> {
   const filters: HistoryFilters = {
     startDate: query.startDate,
@@ -253,7 +273,14 @@ export async function searchHistory(
     itemName: query.itemName || undefined,
     supplierId: query.supplierId || undefined,
   };
-  const { content, request, total, next } = await readHistoryPage(em, 'H4', SEARCH_RULES, filters, query);
+  const { content, request, total, next } = await readHistoryPage(
+    em,
+    'H4',
+    SEARCH_RULES,
+    filters,
+    query,
+    key,
+  );
   const page = searchPage(content, request, total);
   return { page: { ...page, last: next === undefined }, next };
 }
