@@ -17,7 +17,7 @@ import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv
 import { productListQuery } from '../../domain/catalog/product-queries.js';
 import { toProductView } from '../../domain/catalog/product.view.js';
 import { PRODUCT_CSV_COLUMNS } from '../../domain/catalog/product-csv.js';
-import { historyReasonParams } from '../../domain/stock-history/stock-history.schemas.js';
+import { historyDate, historyReasonParams } from '../../domain/stock-history/stock-history.schemas.js';
 
 /**
  * CSV downloads streamed from a cursor, or for the history from COPY (constant memory at any size; a client
@@ -58,8 +58,8 @@ export const exportRoutes = ({ rows }: Services) =>
       stream: 'counted',
       request: {
         query: Joi.object({
-          startDate: Joi.date().iso(),
-          endDate: Joi.date().iso(),
+          startDate: historyDate,
+          endDate: historyDate,
           itemName: Joi.string().allow('').max(255),
           supplierId: Joi.string().allow('').max(64),
           itemId: Joi.string().allow('').max(64),

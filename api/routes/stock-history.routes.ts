@@ -24,6 +24,7 @@ import {
   type HistoryPage,
 } from '../../domain/stock-history/stock-history-queries.js';
 import { setNextLink } from '../presenters/next-link.js';
+import { cursorKey } from '../../domain/stock-history/history-cursor.js';
 
 import { sendJsonArray, streamOwner } from '../presenters/stream-response.js';
 import { toHistoryView } from '../../domain/stock-history/stock-history.view.js';
@@ -38,23 +39,25 @@ const NEXT_LINK = {
   Link: 'With a page: `<next-page URL>; rel="next"`, the URL holding the `cursor` of the next page; absent on the last page',
 };
 
-/** A page with its `Link` header. */
-function sendPage<P>(req: Request, res: Response, { page, next }: HistoryPage<P>) {
-  setNextLink(req, res, next);
+/** A page with its `Link` header (which always names the page's size: a cursor is only taken with one). */
+function sendPage<P extends { size: number }>(req: Request, res: Response, { page, next }: HistoryPage<P>) {
+  setNextLink(req, res, next, page.size);
   res.json(page);
 }
 
 /** H1-H4 (authenticated; not part of the demo reads). */
 export const stockHistoryRoutes = (services: Services) => {
+  const key = cursorKey(services.config.sessionSecret);
   /** H1-H3: with `size` a page and its Link header, else every entry as a counted stream. */
   const pageOrStream = async (
     req: Request,
     res: Response,
-    size: number | undefined,
-    page: () => Promise<HistoryPage<unknown>>,
+    query: { size?: number; cursor?: string },
+    page: () => Promise<HistoryPage<{ size: number }>>,
     rows: () => SqlPart,
   ) => {
-    if (size !== undefined) sendPage(req, res, await page());
+    // A cursor without `size` is a page request that lacks its size (400), not a request for the whole list.
+    if (query.size !== undefined || query.cursor !== undefined) sendPage(req, res, await page());
     else
       await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req, res)));
   };
@@ -69,7 +72,7 @@ export const stockHistoryRoutes = (services: Services) => {
       request: { query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
       handler: (req, res, { query }) =>
-        pageOrStream(req, res, query.size, () => pageHistory(req.em, query), allHistoryQuery),
+        pageOrStream(req, res, query, () => pageHistory(req.em, query, key), allHistoryQuery),
     },
     {
       method: 'get',
@@ -81,7 +84,7 @@ export const stockHistoryRoutes = (services: Services) => {
       responses: {
         200: { description: 'Search page', schema: searchPageSchema(historyViewSchema), headers: NEXT_LINK },
       },
-      handler: async (req, res, { query }) => sendPage(req, res, await searchHistory(req.em, query)),
+      handler: async (req, res, { query }) => sendPage(req, res, await searchHistory(req.em, query, key)),
     },
     {
       method: 'get',
@@ -96,8 +99,8 @@ export const stockHistoryRoutes = (services: Services) => {
         pageOrStream(
           req,
           res,
-          query.size,
-          () => pageItemHistory(req.em, params.itemId, query),
+          query,
+          () => pageItemHistory(req.em, params.itemId, query, key),
           () => itemHistoryQuery(params.itemId),
         ),
     },
@@ -114,8 +117,8 @@ export const stockHistoryRoutes = (services: Services) => {
         pageOrStream(
           req,
           res,
-          query.size,
-          () => pageReasonHistory(req.em, params.reason, query),
+          query,
+          () => pageReasonHistory(req.em, params.reason, query, key),
           () => reasonHistoryQuery(params.reason),
         ),
     },

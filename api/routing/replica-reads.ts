@@ -4,6 +4,7 @@ import type { ReadReplicas } from '../../config/read-replicas.js';
 import { AppError } from '../../domain/shared/errors.js';
 import type { RouteDefinition } from './route-definition.js';
 import { ClientWritePositions } from './client-write-positions.js';
+import { cursorKey, cursorPosition } from '../../domain/stock-history/history-cursor.js';
 
 type Run = (req: Request, res: Response) => unknown;
 
@@ -17,6 +18,18 @@ const HISTORY_READS = new Set([
   '/api/stock-history/item/:itemId',
   '/api/stock-history/reason/:reason',
 ]);
+
+/**
+ * The WAL position a replica must have replayed to serve this read beyond the caller's own writes: a history
+ * walk's page after the first, where its first page's snapshot saw nothing above the cursor's position;
+ * undefined: on the primary (a history read without a cursor, or with one that does not parse: its first page
+ * records a snapshot the walk relies on, which a hot standby cannot give, see history-cursor).
+ */
+function readFloor(route: RouteDefinition, req: Request, key: Buffer): number | undefined {
+  if (!HISTORY_READS.has(route.path)) return 0;
+  const cursor = req.query.cursor;
+  return typeof cursor === 'string' ? cursorPosition(cursor, key) : undefined;
+}
 
 /**
  * The routes whose reads may run on a replica: analytics (N1-N11, X1-X3, including N8's POST, a read) and the
@@ -41,6 +54,7 @@ export function replicaRouting(
 ): ((route: RouteDefinition, run: Run) => Run) | undefined {
   const { replicas } = services;
   if (!replicas) return undefined;
+  const key = cursorKey(services.config.sessionSecret);
   const positions = new ClientWritePositions(
     services.redis,
     services.config.redisPrefix,
@@ -48,7 +62,8 @@ export function replicaRouting(
     services.config.enqueueTimeoutMs,
   );
   return (route, run) => {
-    if (readsOnReplica(route)) return onReplica(services, replicas, positions, count, run);
+    if (readsOnReplica(route))
+      return onReplica(services, replicas, positions, count, run, req => readFloor(route, req, key));
     if (route.method !== 'get') return recordingPosition(replicas, positions, run);
     return run;
   };
@@ -60,10 +75,13 @@ function onReplica(
   positions: ClientWritePositions,
   count: (target: ReadTarget) => void,
   run: Run,
+  readFloor: (req: Request) => number | undefined,
 ): Run {
   return async (req, res) => {
-    const floor = req.actor ? await positions.floor(req.actor.userId) : 0;
-    const replica = floor === undefined ? undefined : replicas.pick(floor);
+    const own = readFloor(req);
+    const floor = own === undefined ? undefined : req.actor ? await positions.floor(req.actor.userId) : 0;
+    const replica =
+      floor === undefined || own === undefined ? undefined : replicas.pick(Math.max(floor, own));
     if (!replica) {
       count('primary');
       return run(req, res);

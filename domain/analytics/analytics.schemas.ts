@@ -1,6 +1,12 @@
 import Joi from 'joi';
 import { integer } from '../shared/joi-extras.js';
-import { isSupportedInstant, isValidDateParam, parseDateParam, SUPPORTED_DATES } from './date-params.js';
+import {
+  isCalendarDate,
+  isSupportedInstant,
+  isValidDateParam,
+  parseDateParam,
+  SUPPORTED_DATES,
+} from './date-params.js';
 
 const MISSING = { 'any.required': 'analytics.parameter.missing' };
 
@@ -11,10 +17,16 @@ export const dateParam = Joi.string()
   .max(40)
   .custom((value: string, helpers) => {
     if (!isValidDateParam(value)) return helpers.error('any.invalid');
+    if (!isCalendarDate(value)) return helpers.error('date.calendar');
     if (!isSupportedInstant(parseDateParam(value).at)) return helpers.error('date.range', SUPPORTED_DATES);
     return value;
   })
-  .messages({ 'any.invalid': 'analytics.date.invalid', 'date.range': 'error.date.range', ...MISSING });
+  .messages({
+    'any.invalid': 'analytics.date.invalid',
+    'date.calendar': 'error.date.calendar',
+    'date.range': 'error.date.range',
+    ...MISSING,
+  });
 
 export const uuidParam = Joi.string().trim().empty('').guid().messages(MISSING);
 export const requiredDate = dateParam.required().messages(MISSING);

@@ -15,13 +15,33 @@ export function parseDateParam(value: string): DateParam {
   return { at: new Date(dateOnly ? `${value}T00:00:00.000Z` : value), dateOnly };
 }
 
-export const isValidDateParam = (value: string): boolean => {
-  if (DATE_ONLY.test(value)) {
-    const d = new Date(`${value}T00:00:00.000Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
-  }
-  return /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(new Date(value).getTime());
-};
+const CALENDAR_FIELDS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/;
+
+/**
+ * Whether the date (and time) an ISO-8601 value names exists on the calendar: no 30 February, no hour 24, no
+ * minute or second 60. Date parses such values by rolling them over (2026-02-30 is 2 March), so a read would
+ * answer for another day than the one asked.
+ */
+export function isCalendarDate(value: string): boolean {
+  const fields = CALENDAR_FIELDS.exec(value);
+  if (!fields) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = fields.slice(1).map(f => Number(f ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59
+  );
+}
+
+/** A `yyyy-MM-dd` date or an ISO-8601 date-time Date can read (isCalendarDate says whether it exists). */
+export const isValidDateParam = (value: string): boolean =>
+  (DATE_ONLY.test(value) || /^\d{4}-\d{2}-\d{2}T/.test(value)) &&
+  !Number.isNaN(new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value).getTime());
 
 /**
  * The one supported range of every date and date-time parameter (contract, Analytics): 1900-01-01 up to the

@@ -23,19 +23,20 @@ export interface AdjustQuantityInput {
 
 /**
  * The guarded update, its item-change record and its outbox row in ONE statement (a statement is atomic, and joins the caller's
- * transaction when there is one). The row lock is held for a single round trip, which is what bounds the
+ * transaction when there is one). The change's time is the row's new `updated_at`, a clock_timestamp() taken
+ * with the row (re-evaluated after a wait for its lock), so the instant the API shows is the change's own. The row lock is held for a single round trip, which is what bounds the
  * throughput of a hot item. The event payload is built from the updated row, so it carries exactly the
  * quantities this change produced (StockChangedPayload).
  */
 const ADJUST_SQL = `
 with u as (
   update inventory_item i
-     set quantity = i.quantity + ?, version = i.version + 1, updated_at = now()
+     set quantity = i.quantity + ?, version = i.version + 1, updated_at = clock_timestamp()
     from supplier s
    where s.id = i.supplier_id and i.id = ? and i.quantity + ?::bigint between 0 and ${MAX_ITEM_QUANTITY}
      and (?::integer is null or i.quantity = ?::integer)
      and (?::integer is null or i.version = ?::integer)
-  returning i.*, s.name as supplier_name, clock_timestamp() as changed_at
+  returning i.*, s.name as supplier_name, i.updated_at as changed_at
 ), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)

@@ -101,8 +101,9 @@ export async function createItem(
     const rows = await tx.execute<ItemRow[]>(
       `with i as (
          insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by,
-                                     reorder_point, order_up_to_quantity)
-         values (?, ?, ?, ?::numeric, ?, ?::uuid, ?, ?::integer, ?::integer) returning *)
+                                     reorder_point, order_up_to_quantity, created_at, updated_at)
+         select ?, ?, ?, ?::numeric, ?, ?::uuid, ?, ?::integer, ?::integer, t.at, t.at
+           from (select clock_timestamp() as at) t returning *)
        select ${ITEM_COLUMNS} from i join supplier s on s.id = i.supplier_id`,
       [
         input.name,

@@ -153,11 +153,12 @@ with old as (
          minimum_quantity = coalesce(x.minimum_quantity, i.minimum_quantity), quantity = x.quantity,
          reorder_point = coalesce(x.reorder_point, i.reorder_point),
          order_up_to_quantity = coalesce(x.order_up_to_quantity, i.order_up_to_quantity),
-         version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int, updated_at = now()
+         version = i.version + (${FIELDS_DIFFER})::int + (x.quantity <> i.quantity)::int,
+         updated_at = clock_timestamp()
     from import_plan x
    where x.target = i.id and (${FIELDS_DIFFER} or x.quantity <> i.quantity)
   returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.reorder_point,
-            i.order_up_to_quantity, i.version, clock_timestamp() as changed_at
+            i.order_up_to_quantity, i.version, i.updated_at as changed_at
 ), ic as (${itemChangeInsert('changed', 'updated', 'changed.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)
@@ -178,12 +179,12 @@ select (select count(*) from changed)::int as updated, (select count(*) from e):
 const INSERT_SQL = `
 with c as (
   insert into inventory_item (id, name, sku, quantity, price, minimum_quantity, supplier_id, created_by,
-                              reorder_point, order_up_to_quantity)
+                              reorder_point, order_up_to_quantity, created_at, updated_at)
   select new_id, name, sku, quantity, price, coalesce(minimum_quantity, 0), supplier_id, $1,
-         reorder_point, order_up_to_quantity
-    from import_plan where target is null order by new_id
+         reorder_point, order_up_to_quantity, t.at, t.at
+    from import_plan, (select clock_timestamp() as at) t where target is null order by new_id
   returning id, name, sku, quantity, price, supplier_id, minimum_quantity, reorder_point, order_up_to_quantity,
-            version, clock_timestamp() as changed_at
+            version, updated_at as changed_at
 ), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)

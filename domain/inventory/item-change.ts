@@ -33,8 +33,11 @@ export const itemChangeInsert = (source: string, kind: ItemChangeKind, at: strin
 /**
  * Records the current state of item `itemId` as a change of `kind` (contract: every change of an item writes an
  * item-change record with its new version in the same transaction). Call it in the change's transaction while
- * the row is locked, after the change (before the delete for a deletion). Returns the change's time, which the
- * same change's stock events take as theirs, so a point-in-time read and the history agree to the microsecond.
+ * the row is locked, after the change (before the delete for a deletion). The change's time is the row's
+ * `updated_at`, which the change set to clock_timestamp() after taking the row lock (a creation sets
+ * `created_at` to the same value), so `asOf` at the instants the API shows for an item includes the change shown
+ * there; a deletion, which leaves no row to show, takes the clock now. Returns that time, which the same
+ * change's stock events take as theirs, so a point-in-time read and the history agree to the microsecond.
  */
 export async function recordItemChange(
   tx: EntityManager,
@@ -43,7 +46,7 @@ export async function recordItemChange(
 ): Promise<string> {
   const rows = await tx.execute<{ at: string }[]>(
     `with i as (select * from inventory_item where id = ?)
-     ${itemChangeInsert('i', kind, 'clock_timestamp()')} returning at::text as at`,
+     ${itemChangeInsert('i', kind, kind === 'deleted' ? 'clock_timestamp()' : 'i.updated_at')} returning at::text as at`,
     [itemId],
   );
   return rows[0].at;

@@ -29,13 +29,30 @@ const CURSOR = /^(\d{1,20})\.(\d{1,20})\.(\d{1,15})$/;
 export const encodeChangeCursor = (position: Position): string =>
   Buffer.from(`${position.xid}.${position.id}.${position.issuedAt}`).toString('base64url');
 
-function decodeChangeCursor(cursor: string): Position {
+const XID8_MAX = 2n ** 64n - 1n;
+const BIGINT_MAX = 2n ** 63n - 1n;
+/** How far ahead of this process's clock a cursor's issue time may be (the clocks of the web processes differ). */
+const CLOCK_SKEW_MS = 60_000;
+
+const invalidCursor = () => new ValidationError('inventory.changes.cursor.invalid');
+
+/**
+ * A cursor's position; 400 unless it is one this API could have issued: a transaction id within 64 bits, a
+ * change id within a bigint, issued no later than now (a position beyond every transaction would park the client
+ * forever, waiting for changes that never sort after it).
+ */
+function decodeChangeCursor(cursor: string, now: number): Position {
   const match = /^[A-Za-z0-9_-]{1,100}$/.test(cursor)
     ? CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
     : null;
-  if (!match) throw new ValidationError('inventory.changes.cursor.invalid');
-  return { xid: match[1], id: match[2], issuedAt: Number(match[3]) };
+  if (!match || BigInt(match[1]) > XID8_MAX || BigInt(match[2]) > BIGINT_MAX) throw invalidCursor();
+  const issuedAt = Number(match[3]);
+  if (issuedAt > now + CLOCK_SKEW_MS) throw invalidCursor();
+  return { xid: match[1], id: match[2], issuedAt };
 }
+
+/** Whether a position's transaction id has been handed out yet (below the next one PostgreSQL will assign). */
+const ISSUED_XID_SQL = 'select ?::xid8 < pg_snapshot_xmax(pg_current_snapshot()) as issued';
 
 /**
  * Changes after the position in (place, change id) order, only below the oldest transaction still running that
@@ -71,9 +88,13 @@ export async function readItemChanges(
   now = Date.now(),
 ): Promise<ItemChangesPage> {
   const from: Position =
-    input.since === undefined ? { xid: '0', id: '0', issuedAt: now } : decodeChangeCursor(input.since);
+    input.since === undefined ? { xid: '0', id: '0', issuedAt: now } : decodeChangeCursor(input.since, now);
   if (from.issuedAt < now - CHANGE_FEED_RETENTION_DAYS * 86_400_000)
     throw new GoneError('inventory.changes.cursor.expired', { params: { days: CHANGE_FEED_RETENTION_DAYS } });
+  if (input.since !== undefined) {
+    const [{ issued }] = await dbQuery<{ issued: boolean }>(db, ISSUED_XID_SQL, [from.xid]);
+    if (!issued) throw invalidCursor();
+  }
   const rows = await dbQuery<ItemChangeView & { xid: string; id: string }>(db, CHANGES_SQL, [
     from.xid,
     from.id,

@@ -24,7 +24,7 @@ export async function renameItem(
     ]);
     if (clash.length > 0) throw duplicateItemName();
     const rows = await tx.execute<ItemRow[]>(
-      `update inventory_item i set name = ?, version = i.version + 1, updated_at = now()
+      `update inventory_item i set name = ?, version = i.version + 1, updated_at = clock_timestamp()
          from supplier s where s.id = i.supplier_id and i.id = ?
        returning ${ITEM_COLUMNS}`,
       [input.name, input.id],

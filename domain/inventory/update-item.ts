@@ -51,7 +51,8 @@ export async function updateItem(
     const rows = await tx.execute<ItemRow[]>(
       `update inventory_item i
           set name = ?, sku = ?, quantity = ?, price = ?::numeric, minimum_quantity = ?, supplier_id = ?::uuid,
-              reorder_point = ?::integer, order_up_to_quantity = ?::integer, version = i.version + 1, updated_at = now()
+              reorder_point = ?::integer, order_up_to_quantity = ?::integer, version = i.version + 1,
+              updated_at = clock_timestamp()
          from supplier s
         where s.id = ?::uuid and i.id = ?
        returning ${ITEM_COLUMNS}`,

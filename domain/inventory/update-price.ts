@@ -16,7 +16,7 @@ export async function updatePrice(
   if (!isUuid(input.id)) throw itemNotFound();
   return em.transactional(async tx => {
     const rows = await tx.execute<ItemRow[]>(
-      `update inventory_item i set price = ?::numeric, version = i.version + 1, updated_at = now()
+      `update inventory_item i set price = ?::numeric, version = i.version + 1, updated_at = clock_timestamp()
          from supplier s
         where s.id = i.supplier_id and i.id = ? and (?::integer is null or i.version = ?::integer)
        returning ${ITEM_COLUMNS}`,

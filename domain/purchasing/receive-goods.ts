@@ -34,10 +34,10 @@ with x as (
 ), u as (
   update inventory_item i
      set quantity = i.quantity + x.delta, on_order_quantity = i.on_order_quantity - x.delta,
-         version = i.version + 1, updated_at = now()
+         version = i.version + 1, updated_at = clock_timestamp()
     from x, supplier s
    where i.id = x.id and s.id = i.supplier_id and i.quantity + x.delta <= ${MAX_ITEM_QUANTITY}
-  returning i.*, s.name as supplier_name, x.delta, x.entry_id, x.unit_cost, clock_timestamp() as changed_at
+  returning i.*, s.name as supplier_name, x.delta, x.entry_id, x.unit_cost, i.updated_at as changed_at
 ), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
 ), e as (
   insert into outbox_event (type, aggregate_id, payload)

@@ -14,7 +14,15 @@ import {
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
 import { normaliseReason } from './reasons.js';
 import { countHistory, newestFirstStart, type CountFilters } from './history-totals.js';
-import { afterCursorSql, decodeCursor, encodeCursor, readDigest, VISIBILITY_SQL } from './history-cursor.js';
+import {
+  afterCursorSql,
+  decodeCursor,
+  encodeCursor,
+  parseSnapshot,
+  readDigest,
+  VISIBILITY_SQL,
+  type HistoryCursor,
+} from './history-cursor.js';
 import { HISTORY_COLUMNS, toHistoryView, type StockHistoryView } from './stock-history.view.js';
 
 const NEWEST_FIRST = 'h."timestamp" desc, h.id desc';
@@ -115,6 +123,9 @@ export interface PagedHistoryQuery extends SearchHistoryQuery {
   cursor?: string;
 }
 
+/** The key cursors are signed and checked with (cursorKey). */
+export type CursorKey = Buffer;
+
 /**
  * One page of the entries matching `filters`, by `page` (offset) or by `cursor` (keyset, see history-cursor).
  * A first page reads its entries, its exact total (countHistory) and its visibility in one snapshot; the pages
@@ -126,18 +137,22 @@ async function readHistoryPage(
   rules: PageRules,
   filters: HistoryFilters,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<{ content: StockHistoryView[]; request: PageRequest; total: number; next?: string }> {
   if (query.cursor !== undefined && query.page !== undefined)
     throw new PagingError('error.paging.cursor.page', {});
+  // The contract: a cursor comes with the filters, sort and size of its walk (its Link repeats them).
+  if (query.cursor !== undefined && query.size === undefined)
+    throw new PagingError('error.paging.cursor', {});
   const where = historyWhere(filters);
   const request = parsePageRequest(query, rules);
   const digest = readDigest([read, filters, request.sort, request.size]);
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, digest);
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, digest, key);
   if (!where) return { content: [], request, total: 0 };
   const order = `order by ${orderByClause(request.sort, rules, 'h.id')} limit ?`;
   let rows: StockHistoryView[];
   let total: number;
-  let visibility: { maxId: string; inProgress: string[] };
+  let visibility: Pick<HistoryCursor, 'snapshot' | 'lsn'>;
   if (cursor) {
     const after = afterCursorSql(cursor, request.sort, rules.sortable);
     const sql = `${where.sql ? `${where.sql} and` : 'where'} ${after.sql}`;
@@ -147,11 +162,11 @@ async function readHistoryPage(
     );
     request.page = cursor.number;
     total = cursor.total;
-    visibility = { maxId: cursor.maxId, inProgress: cursor.inProgress };
+    visibility = { snapshot: cursor.snapshot, lsn: cursor.lsn };
   } else {
     [rows, total, visibility] = await em.transactional(
       async tx => {
-        const [vis] = await tx.execute<{ maxId: string; inProgress: string[] }[]>(VISIBILITY_SQL);
+        const [vis] = await tx.execute<{ snapshot: string; lsn: string }[]>(VISIBILITY_SQL);
         const offset = request.page * request.size;
         const start = newestFirst(request, filters)
           ? await newestFirstStart(tx, countFilters(filters), offset)
@@ -169,7 +184,8 @@ async function readHistoryPage(
                   start ? start.skip : offset,
                 ],
               );
-        return [found, await countHistory(tx, countFilters(filters)), vis] as const;
+        const seen = { snapshot: parseSnapshot(vis.snapshot), lsn: Number(vis.lsn) };
+        return [found, await countHistory(tx, countFilters(filters)), seen] as const;
       },
       { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
     );
@@ -177,13 +193,16 @@ async function readHistoryPage(
   const content = rows.slice(0, request.size).map(toHistoryView);
   const next =
     rows.length > request.size
-      ? encodeCursor({
-          read: digest,
-          number: request.page + 1,
-          total,
-          after: content[content.length - 1].id,
-          ...visibility,
-        })
+      ? encodeCursor(
+          {
+            read: digest,
+            number: request.page + 1,
+            total,
+            after: content[content.length - 1].id,
+            ...visibility,
+          },
+          key,
+        )
       : undefined;
   return { content, request, total, next };
 }
@@ -216,27 +235,37 @@ async function springHistoryPage(
   rules: PageRules,
   filters: HistoryFilters,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<HistoryPage<SpringPage<StockHistoryView>>> {
-  const { content, request, total, next } = await readHistoryPage(em, read, rules, filters, query);
+  const { content, request, total, next } = await readHistoryPage(em, read, rules, filters, query, key);
   return { page: { ...springPage(content, request, total), last: next === undefined }, next };
 }
 
 /** H1 with `size`: a Spring-style page. */
-export const pageHistory = (em: EntityManager, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H1', LIST_RULES, {}, query);
+export const pageHistory = (em: EntityManager, query: PagedHistoryQuery, key: CursorKey) =>
+  springHistoryPage(em, 'H1', LIST_RULES, {}, query, key);
 
 /** H2 with `size`: a Spring-style page of one item's entries (none for an id that is not a UUID). */
-export const pageItemHistory = (em: EntityManager, itemId: string, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query);
+export const pageItemHistory = (
+  em: EntityManager,
+  itemId: string,
+  query: PagedHistoryQuery,
+  key: CursorKey,
+) => springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query, key);
 
 /** H3 with `size`: a Spring-style page of one reason's entries. */
-export const pageReasonHistory = (em: EntityManager, reason: string, query: PagedHistoryQuery) =>
-  springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query);
+export const pageReasonHistory = (
+  em: EntityManager,
+  reason: string,
+  query: PagedHistoryQuery,
+  key: CursorKey,
+) => springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query, key);
 
 /** H4: inclusive date range, item-name substring, supplier; search page. */
 export async function searchHistory(
   em: EntityManager,
   query: PagedHistoryQuery,
+  key: CursorKey,
 ): Promise<HistoryPage<SearchPage<StockHistoryView>>> {
   const filters: HistoryFilters = {
     startDate: query.startDate,
@@ -244,7 +273,14 @@ export async function searchHistory(
     itemName: query.itemName || undefined,
     supplierId: query.supplierId || undefined,
   };
-  const { content, request, total, next } = await readHistoryPage(em, 'H4', SEARCH_RULES, filters, query);
+  const { content, request, total, next } = await readHistoryPage(
+    em,
+    'H4',
+    SEARCH_RULES,
+    filters,
+    query,
+    key,
+  );
   const page = searchPage(content, request, total);
   return { page: { ...page, last: next === undefined }, next };
 }

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { pagingQuery } from '../shared/joi-extras.js';
-import { isSupportedInstant, SUPPORTED_DATES } from '../analytics/date-params.js';
+import { isCalendarDate, isSupportedInstant, SUPPORTED_DATES } from '../analytics/date-params.js';
 import { ALL_REASONS, REASON_ALIASES } from './reasons.js';
 
 /** `cursor`: the opaque position a page's `Link: <...>; rel="next"` header hands to the next request. */
@@ -25,13 +25,18 @@ export const historyReasonParams = Joi.object({
     .messages({ 'any.only': 'history.reason.invalid' }),
 });
 
-/** An ISO-8601 date or date-time within the supported range (contract, Analytics). */
-const historyDate = Joi.date()
+/**
+ * An ISO-8601 date or date-time that exists on the calendar (isCalendarDate) within the supported range
+ * (contract, Analytics): H4 and the history export.
+ */
+export const historyDate = Joi.date()
   .iso()
-  .custom((value: Date, helpers) =>
-    isSupportedInstant(value) ? value : helpers.error('date.range', SUPPORTED_DATES),
-  )
-  .messages({ 'date.range': 'error.date.range' });
+  .custom((value: Date, helpers) => {
+    if (typeof helpers.original === 'string' && !isCalendarDate(helpers.original))
+      return helpers.error('date.calendar');
+    return isSupportedInstant(value) ? value : helpers.error('date.range', SUPPORTED_DATES);
+  })
+  .messages({ 'date.range': 'error.date.range', 'date.calendar': 'error.date.calendar' });
 
 /** H4 query. */
 export const searchHistoryQuery = Joi.object({

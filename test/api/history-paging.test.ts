@@ -343,4 +343,59 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
       .expect(400);
     expect(german.body.message).to.match(/Cursor/);
   });
+
+  const CURSOR_MESSAGE = 'the cursor is malformed or belongs to other filters, sort or size';
+
+  it('When a cursor is edited, forged or sent without its size, then 400; the Link of a default-size page names its size', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    const item = await newItem(api(), admin.auth, supplier.id, { quantity: 50 });
+    for (let i = 0; i < 3; i++)
+      await api()
+        .patch(`/api/inventory/${item.id}/quantity?delta=-1&reason=DAMAGED`)
+        .set('Authorization', user.auth)
+        .expect(200);
+    await waitForHistorySettled(testApp().services);
+    const path = `/api/stock-history/item/${item.id}`;
+    const first = await api().get(`${path}?size=1`).set('Authorization', user.auth).expect(200);
+    const cursor = new URL(/^<([^>]+)>/.exec(first.headers.link)![1], 'http://h').searchParams.get('cursor')!;
+    await api().get(`${path}?size=1&cursor=${cursor}`).set('Authorization', user.auth).expect(200);
+    const [body, signature] = cursor.split('.');
+    const fields = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown[];
+    const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const edited = (index: number, value: unknown) => encode(fields.map((f, i) => (i === index ? value : f)));
+    for (const bad of [
+      `${edited(2, 1_000_000)}.${signature}`, // the frozen total
+      `${edited(1, 40)}.${signature}`, // the page number
+      `${edited(3, '1')}.${signature}`, // the position
+      edited(2, 4), // unsigned, as cursors used to be
+      `${body}.${Buffer.from('forged').toString('base64url')}`,
+      `${body}.${signature}.x`,
+    ]) {
+      const res = await api()
+        .get(`${path}?size=1&cursor=${encodeURIComponent(bad)}`)
+        .set('Authorization', user.auth)
+        .expect(400);
+      expect(res.body.message, bad).to.equal(CURSOR_MESSAGE);
+    }
+    // Without `size` a cursor is not ignored (which streamed the whole list): 400.
+    for (const url of [`${path}?cursor=${cursor}`, `/api/stock-history/search?cursor=${cursor}`]) {
+      const res = await api().get(url).set('Authorization', user.auth).expect(400);
+      expect(res.body.message, url).to.equal(CURSOR_MESSAGE);
+    }
+    // H4 without `size` takes its default; the Link names it, so following it works.
+    const search = await api()
+      .get(`/api/stock-history/search?itemName=${encodeURIComponent(item.name)}`)
+      .set('Authorization', user.auth)
+      .expect(200);
+    expect(search.body.totalElements).to.equal(4);
+    expect(search.headers.link).to.equal(undefined);
+    const small = await api()
+      .get(`/api/stock-history/search?itemName=${encodeURIComponent(item.name)}&size=3`)
+      .set('Authorization', user.auth)
+      .expect(200);
+    const next = /^<([^>]+)>/.exec(small.headers.link)![1];
+    expect(next).to.match(/[?&]size=3&cursor=/);
+    const rest = await api().get(next).set('Authorization', user.auth).expect(200);
+    expect(rest.body.content).to.have.length(1);
+  });
 });

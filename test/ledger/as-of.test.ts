@@ -207,6 +207,36 @@ describe('Ledger: point in time (asOf)', function () {
     expect((await valueAsOf(supplierId, deleted)).body.items).to.equal(0);
   });
 
+  it('When asked at the createdAt or updatedAt an answer shows, then the item as of then includes that change (creation, PUT, price, rename, adjustment; 15 rounds)', async () => {
+    const supplierId = (await newSupplier(api(), admin.auth)).id;
+    const at = async (id: string, instant: string) => (await itemAsOf(id, instant).expect(200)).body;
+    for (let round = 0; round < 15; round += 1) {
+      const item = await newItem(api(), admin.auth, supplierId, { quantity: 3, price: 2 });
+      expect(await at(item.id, item.createdAt), 'asOf = createdAt').to.include({ quantity: 3, version: 1 });
+      const put = await api()
+        .put(`/api/inventory/${item.id}`)
+        .set('Authorization', admin.auth)
+        .send({ name: item.name, quantity: 4, price: 2.5, supplierId, minimumQuantity: 0 })
+        .expect(200);
+      expect(await at(item.id, put.body.updatedAt), 'PUT').to.include({ quantity: 4, price: 2.5 });
+      const priced = await api()
+        .patch(`/api/inventory/${item.id}/price?price=3`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, priced.body.updatedAt), 'price').to.include({ price: 3 });
+      const renamed = await api()
+        .patch(`/api/inventory/${item.id}/name?name=${encodeURIComponent(`${item.name} v2`)}`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, renamed.body.updatedAt), 'rename').to.include({ name: `${item.name} v2` });
+      const adjusted = await api()
+        .patch(`/api/inventory/${item.id}/quantity?delta=2&reason=RESTOCK`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect(await at(item.id, adjusted.body.updatedAt), 'adjust').to.include({ quantity: 6, version: 5 });
+    }
+  });
+
   it('When asOf is in the future, outside the supported dates or malformed, then 400 (localized); anonymous callers get 401', async () => {
     const supplierId = (await newSupplier(api(), admin.auth)).id;
     const item = await newItem(api(), admin.auth, supplierId);
@@ -223,6 +253,48 @@ describe('Ledger: point in time (asOf)', function () {
       .expect(400);
     await api().get(`/api/inventory/value?asOf=${new Date().toISOString()}`).expect(401);
     await api().get(`/api/inventory/${item.id}?asOf=${new Date().toISOString()}`).expect(401);
+  });
+
+  it('When a date-time parameter names a day or time that does not exist (30 February, hour 24), then 400 in the error shape, en and de, wherever dates are taken', async () => {
+    const supplierId = (await newSupplier(api(), admin.auth)).id;
+    const item = await newItem(api(), admin.auth, supplierId);
+    const reads = (bad: string) => [
+      { url: `/api/inventory/${item.id}?asOf=${bad}`, field: 'asOf' },
+      { url: `/api/inventory/value?asOf=${bad}`, field: 'asOf' },
+      { url: `/api/stock-history/search?startDate=${bad}`, field: 'startDate' },
+      { url: `/api/stock-history/search?endDate=${bad}`, field: 'endDate' },
+      { url: `/api/stock-history/export.csv?startDate=${bad}`, field: 'startDate' },
+      { url: `/api/analytics/financial/summary?from=${bad}&to=2026-03-31`, field: 'from' },
+      { url: `/api/analytics/stock-value?start=2026-01-01&end=${bad}`, field: 'end' },
+      { url: `/api/analytics/summary?startDate=${bad}`, field: 'startDate' },
+    ];
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-04-31T10:00:00.000Z'])
+      for (const { url, field } of reads(encodeURIComponent(bad))) {
+        const en = await api().get(url).set('Authorization', user.auth).expect(400);
+        expect(en.body, url).to.include({ error: 'bad_request', messageKey: 'error.date.calendar' });
+        expect(en.body.fieldErrors[field], url).to.equal(
+          `${field} names a day or time that does not exist on the calendar`,
+        );
+        const de = await api()
+          .get(url)
+          .set('Authorization', user.auth)
+          .set('Accept-Language', 'de')
+          .expect(400);
+        expect(de.body.message, url).to.equal(
+          `${field} nennt einen Tag oder eine Uhrzeit, die es im Kalender nicht gibt`,
+        );
+      }
+    // Hour 24 (which Date reads as the next day's midnight) is refused too.
+    for (const { url, field } of reads(encodeURIComponent('2026-01-01T24:00:00Z'))) {
+      const res = await api().get(url).set('Authorization', user.auth).expect(400);
+      expect(res.body.fieldErrors, url).to.have.property(field);
+    }
+    // Days that exist still answer, a leap day included.
+    await itemAsOf(item.id, '2024-02-29T12:00:00Z').expect(404);
+    await api()
+      .get('/api/stock-history/search?startDate=2024-02-29T00:00:00Z&endDate=2024-03-01')
+      .set('Authorization', user.auth)
+      .expect(200);
   });
 
   describe('in demo mode', () => {

@@ -179,7 +179,17 @@ describe('Ledger: incremental sync (GET /api/inventory/changes)', function () {
   });
 
   it('When the cursor is malformed, expired or the limit out of bounds, then 400 / 410 in the error shape (localized)', async () => {
-    for (const since of ['nope', '!!', encodeChangeCursor({ xid: '1', id: '1', issuedAt: 1 }).slice(0, 4)])
+    const now = Date.now();
+    for (const since of [
+      'nope',
+      '!!',
+      encodeChangeCursor({ xid: '1', id: '1', issuedAt: 1 }).slice(0, 4),
+      // Beyond 64 bits, beyond every transaction id handed out yet, beyond a bigint, issued tomorrow.
+      encodeChangeCursor({ xid: '18446744073709551616', id: '1', issuedAt: now }),
+      encodeChangeCursor({ xid: '18446744073709551615', id: '1', issuedAt: now }),
+      encodeChangeCursor({ xid: '1', id: '9223372036854775808', issuedAt: now }),
+      encodeChangeCursor({ xid: '1', id: '1', issuedAt: now + 86_400_000 }),
+    ])
       expect(
         (
           await api()

@@ -11,6 +11,8 @@ import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 import { financialSummary } from '../../domain/analytics/financial-summary.js';
 import { rebuildRollups } from '../../domain/analytics/rebuild-rollups.js';
 import type { ApiClient } from '../support/test-app.js';
+import { STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
+import { nativePool } from '../../domain/shared/native-transaction.js';
 
 interface Entry {
   id: string;
@@ -184,6 +186,77 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     expect(await financialSummary(em, range, supplier)).to.deep.equal(
       (await AnalyticsOracle.load(em)).financial(today, today, supplier),
     );
+  });
+
+  it('When a reversal commits while the consumer is held off its partition, then a cursor walk started before its entry is written keeps its total and returns exactly that many entries', async () => {
+    const em = testApp().services.orm.em.fork();
+    const partOf = async (itemId: string) =>
+      (
+        await em.execute<{ part: number }[]>('select part from outbox_event where aggregate_id = ? limit 1', [
+          itemId,
+        ])
+      )[0].part;
+    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
+    await adjust(api(), admin.auth, item.id, -3, 'SALE');
+    const sale = (await history(item.id)).find(e => e.reason === 'SALE')!;
+    const part = await partOf(item.id);
+    // The stock-history consumer skips a partition whose advisory lock another session holds.
+    const holder = await (await nativePool(em)).connect();
+    let first: { totalElements: number; content: Entry[] };
+    let next: string;
+    let reversalId: string;
+    try {
+      await holder.query('select pg_advisory_lock($1::int, $2::int)', [
+        STOCK_HISTORY_CONSUMER.lockNamespace,
+        part,
+      ]);
+      reversalId = (
+        await api().post(`/api/stock-history/${sale.id}/reverse`).set('Authorization', admin.auth).expect(201)
+      ).body.id;
+      // An entry of another partition written after the reservation: the history's newest id is now above the
+      // reserved one while the reversal's entry is still unwritten.
+      let other = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+      while ((await partOf(other.id)) === part)
+        other = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+      await waitFor(
+        async () =>
+          (
+            await em.execute('select 1 from stock_history where item_id = ? and id > ?', [
+              other.id,
+              reversalId,
+            ])
+          ).length > 0,
+        30000,
+        'an entry above the reserved id',
+      );
+      const page = await api()
+        .get(`/api/stock-history/item/${item.id}?size=1&sort=timestamp,asc`)
+        .set('Authorization', user.auth)
+        .expect(200);
+      first = page.body;
+      next = /^<([^>]+)>/.exec(page.headers.link)![1];
+    } finally {
+      await holder.query('select pg_advisory_unlock_all()');
+      holder.release();
+    }
+    expect(first.totalElements).to.equal(2);
+    await waitForHistorySettled(testApp().services, 30000);
+    const walked = [...first.content];
+    for (let url: string | undefined = next; url;) {
+      const res: { body: { totalElements: number; content: Entry[] }; headers: Record<string, string> } =
+        await api().get(url).set('Authorization', user.auth).expect(200);
+      expect(res.body.totalElements).to.equal(2);
+      walked.push(...res.body.content);
+      url = res.headers.link ? /^<([^>]+)>/.exec(res.headers.link)![1] : undefined;
+    }
+    expect(walked.map(e => e.reason)).to.deep.equal(['INITIAL_STOCK', 'SALE']);
+    // A walk started now sees the reversal.
+    const now = await api()
+      .get(`/api/stock-history/item/${item.id}?size=5&sort=timestamp,asc`)
+      .set('Authorization', user.auth)
+      .expect(200);
+    expect(now.body.totalElements).to.equal(3);
+    expect(now.body.content.map((e: Entry) => e.id)).to.include(reversalId);
   });
 
   describe('with a low-stock webhook', () => {

@@ -23,7 +23,15 @@ export async function newItem(
     .set('Authorization', auth)
     .send({ name: `Item ${randomUUID().slice(0, 8)}`, quantity: 10, price: 2.5, supplierId, ...fields })
     .expect(201);
-  return res.body as { id: string; name: string; quantity: number; version: number; price: number };
+  return res.body as {
+    id: string;
+    name: string;
+    quantity: number;
+    version: number;
+    price: number;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 /** Runs `tasks` with at most `lanes` in flight. */
