@@ -24,7 +24,9 @@ const CALENDAR_FIELDS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))
  */
 export function isCalendarDate(value: string): boolean {
   const fields = CALENDAR_FIELDS.exec(value);
-  if (!fields) return false;
+  // Years that are not four digits (extended or negative years) are outside the supported range: the range
+  // check names that, not this one.
+  if (!fields) return true;
   const [year, month, day, hour = 0, minute = 0, second = 0] = fields.slice(1).map(f => Number(f ?? 0));
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
