@@ -7,8 +7,8 @@ export interface CpuCap {
   readonly path: string;
   /** Moves every process of the tree rooted at `pid` into the cgroup (threads started later stay in it). */
   add(pid: number): void;
-  /** Moves whatever is left back to the parent and removes the cgroup. */
-  remove(): void;
+  /** Moves whatever is left back to the parent and removes the cgroup (once an exited process is reaped). */
+  remove(): Promise<void>;
 }
 
 const PERIOD_US = 100_000;
@@ -76,14 +76,23 @@ export function cpuCap(name: string, cores: number): CpuCap | string {
     add: pid => {
       for (const member of processTree(pid)) writeFileSync(procs(dir), String(member));
     },
-    remove: () => {
-      for (const member of readFileSync(procs(dir), 'utf8').split('\n').filter(Boolean))
+    remove: async () => {
+      for (let attempt = 0; ; attempt++) {
+        for (const member of readFileSync(procs(dir), 'utf8').split('\n').filter(Boolean))
+          try {
+            writeFileSync(procs(base.dir), member);
+          } catch {
+            // exited meanwhile
+          }
         try {
-          writeFileSync(procs(base.dir), member);
-        } catch {
-          // exited meanwhile
+          rmdirSync(dir);
+          return;
+        } catch (error) {
+          // EBUSY while a process that exited is not reaped yet.
+          if (attempt >= 50) throw error;
+          await new Promise(resolve => setTimeout(resolve, 100));
         }
-      rmdirSync(dir);
+      }
     },
   };
 }

@@ -405,7 +405,7 @@ async function scalingRun(
 scaling phase skipped: ${probe}`);
     return;
   }
-  probe.remove();
+  await probe.remove();
   const events = Math.max(
     Number(process.env.BENCH_SCALING_EVENTS ?? 100_000),
     30 * CONSUMER_BATCH * Math.max(...SCALING_PROCESSES),
@@ -452,7 +452,7 @@ round ${round}, ${count} worker process${count === 1 ? '' : 'es'} at ${SCALING_C
           );
       } finally {
         await Promise.all(workers.map(worker => worker.stop()));
-        for (const cap of caps) cap.remove();
+        for (const cap of caps) await cap.remove();
       }
     }
   const slowest = (run: ScalingDrain) => Math.min(...Object.values(run.rates));
