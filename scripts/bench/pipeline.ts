@@ -44,9 +44,11 @@ import {
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;
  *    then the paced lag once more at half the rate reached with the worker running (the whole system's max), in
  *    BENCH_LAG_ROUNDS windows (3) with their medians.
- * Worker RSS is sampled while it drains.
+ * Worker RSS is sampled while it drains. Between 3 and 4, the scaling phase (scalingRun): worker processes each
+ * in a cgroup of its own capped at a fraction of one core, 1, 2 and 3 of them, on backlogs of >= 100,000 events.
  *
- * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
+ * Knobs: BENCH_SCALING_ONLY=1 runs only the scaling phase, BENCH_SCALING=0 leaves it out (its own knobs: scalingRun);
+ * BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_AB_WINDOWS paced windows per arm (1); BENCH_DRAIN_AB=NAME=a,b does the same with

@@ -262,6 +262,8 @@ describe('Consumer batches over the outbox partitions', () => {
         [items],
       );
       expect(Number(left.n)).to.equal(0);
+      // The stock history of these events, which later suites read as the record.
+      await drainHistory(em);
     });
   });
 });
