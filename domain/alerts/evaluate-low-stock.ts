@@ -1,5 +1,5 @@
 import type { SqlRun } from '../shared/native-transaction.js';
-import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
+import { STOCK_CHANGED } from '../outbox/events.js';
 import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
 import { byKey } from '../shared/sql.js';
 import { ALERTS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
@@ -7,8 +7,7 @@ import type { ConsumerBatch } from '../outbox/drain-consumer.js';
 
 export const LOW_STOCK_OPENED = 'low_stock.opened';
 
-const isLow = (p: StockChangedPayload) =>
-  !p.deleted && p.minimumQuantity > 0 && p.quantityAfter < p.minimumQuantity;
+const isLow = (e: PendingRow) => !e.deleted && e.minimumQuantity > 0 && e.quantityAfter < e.minimumQuantity;
 
 /** An alert as the batch leaves it: an existing open one (`id`) or one this batch opens. */
 interface AlertState {
@@ -26,11 +25,21 @@ interface AlertState {
   closeEventId: string | null;
 }
 
-/** A pending event with its item's open alert when there is one. */
+/**
+ * A pending event with its item's open alert when there is one: the payload's fields the walk needs, taken out
+ * by the statement, so each event is one row object decoded once (no payload object parsed from its JSON text).
+ */
 interface PendingRow {
   id: string;
   type: string;
-  payload: StockChangedPayload;
+  itemId: string;
+  itemName: string;
+  supplierId: string | null;
+  supplierName: string | null;
+  quantityAfter: number;
+  minimumQuantity: number;
+  deleted: boolean;
+  occurredAt: string;
   alert_id: string | null;
   alert_item_name: string | null;
   alert_quantity: number | null;
@@ -56,10 +65,10 @@ function walkAlerts(events: PendingRow[]): AlertState[] {
   const stock = events.filter(e => e.type === STOCK_CHANGED);
   const current = new Map<string, AlertState>();
   for (const e of stock)
-    if (e.alert_id !== null && !current.has(e.payload.itemId))
-      current.set(e.payload.itemId, {
+    if (e.alert_id !== null && !current.has(e.itemId))
+      current.set(e.itemId, {
         id: e.alert_id,
-        itemId: e.payload.itemId,
+        itemId: e.itemId,
         itemName: String(e.alert_item_name),
         supplierId: null,
         quantity: Number(e.alert_quantity),
@@ -70,7 +79,8 @@ function walkAlerts(events: PendingRow[]): AlertState[] {
         closeEventId: null,
       });
   const touched: AlertState[] = [...current.values()];
-  for (const { id, payload: p } of stock) {
+  for (const p of stock) {
+    const id = p.id;
     const open = current.get(p.itemId);
     if (isLow(p) && !open) {
       const alert: AlertState = {
@@ -113,9 +123,14 @@ function walkAlerts(events: PendingRow[]): AlertState[] {
 
 /** Pending events in id order (at most `limit`), each with its item's open alert when there is one. */
 const pendingWithOpenAlertsSql = (parts: string, limit: string, itemId: string) => `
-select o.id::text as id, o.type, o.payload, a.id::text as alert_id, a.item_name as alert_item_name,
+select o.id::text as id, o.type, p->>'itemId' as "itemId", p->>'itemName' as "itemName",
+       p->>'supplierId' as "supplierId", p->>'supplierName' as "supplierName",
+       (p->>'quantityAfter')::integer as "quantityAfter", (p->>'minimumQuantity')::integer as "minimumQuantity",
+       coalesce((p->>'deleted')::boolean, false) as deleted, p->>'occurredAt' as "occurredAt",
+       a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
   from (${pendingEventsSql(ALERTS_CONSUMER, parts, limit, itemId)}) o
+ cross join lateral (select o.payload as p) j
   left join lateral ${byKey(`select a.id, a.item_name, a.quantity, a.minimum_quantity from low_stock_alert a
                               where a.item_id = (o.payload->>'itemId')::uuid and a.closed_at is null`)} a
     on o.type = '${STOCK_CHANGED}'

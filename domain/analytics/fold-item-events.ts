@@ -6,7 +6,8 @@ export const NO_SUPPLIER = '00000000-0000-0000-0000-000000000000';
 
 /** What the rollups need of one stock event (a `stock.changed` payload or a stock-history row). */
 export interface FoldEvent {
-  eventId: string;
+  /** The outbox event's id (decimal). */
+  id: string;
   itemId: string;
   itemName: string;
   supplierId: string | null;
@@ -18,8 +19,8 @@ export interface FoldEvent {
   reason: string;
   priceAtChange: string;
   createdBy: string;
-  /** A reversal: the original's unit cost it is booked at (wac.ts applyReversal). */
-  reversalUnitCost?: string;
+  /** A reversal: the original's unit cost it is booked at (wac.ts applyReversal); null or absent otherwise. */
+  reversalUnitCost?: string | null;
 }
 
 export interface DayRow {
@@ -85,7 +86,7 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
   for (const e of events) {
     const supplierKey = e.supplierId ?? NO_SUPPLIER;
     const applied =
-      e.reversalUnitCost === undefined
+      e.reversalUnitCost === undefined || e.reversalUnitCost === null
         ? applyWac(state, e.change, e.reason, e.priceAtChange)
         : applyReversal(state, e.change, e.reason, e.reversalUnitCost);
     state = applied.state;
@@ -114,7 +115,7 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
         cogsCost: 0n,
         writeOffQty: 0,
         writeOffCost: 0n,
-        lastEventId: e.eventId,
+        lastEventId: e.id,
       };
       days.set(key, row);
     }
@@ -128,7 +129,7 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
     row.closingPrice = e.priceAtChange;
     row.wacQ = state.q;
     row.wacC = state.c;
-    row.lastEventId = e.eventId;
+    row.lastEventId = e.id;
     const move = applied.move;
     if (move?.bucket === 'purchases') {
       row.purchasesQty += move.qty;
@@ -165,7 +166,7 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
     const u = users.get(userKey) ?? { day: e.day, supplierKey, createdBy: e.createdBy, entries: 0 };
     u.entries += 1;
     users.set(userKey, u);
-    lastEventId = e.eventId;
+    lastEventId = e.id;
   }
   return {
     state: { ...state, lastEventId },

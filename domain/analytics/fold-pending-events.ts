@@ -1,4 +1,4 @@
-import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
+import { STOCK_CHANGED } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
 import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
 import { byKey } from '../shared/sql.js';
@@ -7,29 +7,16 @@ import { toUnits } from './decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
 import { foldWritesParams, foldWritesSql } from './write-rollups.js';
 
-export const payloadToFoldEvent = (id: string, p: StockChangedPayload): FoldEvent => ({
-  eventId: id,
-  itemId: p.itemId,
-  itemName: p.itemName,
-  supplierId: p.supplierId,
-  supplierName: p.supplierName,
-  day: new Date(p.occurredAt).toISOString().slice(0, 10),
-  change: p.change,
-  quantityAfter: p.quantityAfter,
-  reason: p.reason,
-  priceAtChange: p.priceAtChange,
-  createdBy: p.createdBy,
-  ...(p.reversalOf !== undefined && p.unitCost !== undefined ? { reversalUnitCost: p.unitCost } : {}),
-});
-
 /** An item's running state before the batch. */
 type FoldState = Parameters<typeof foldItemEvents>[0];
 
-/** A pending event with its item's stored running state (null columns: none stored yet). */
-interface PendingRow {
-  id: string;
+/**
+ * A pending event as the fold reads it, with its item's stored running state (null columns: none stored yet):
+ * the statement takes the fold's fields out of the payload, so each event is one row object, decoded once (no
+ * payload object parsed from its JSON text, no second object copied from it).
+ */
+interface PendingRow extends FoldEvent {
   type: string;
-  payload: StockChangedPayload;
   wac_q: number | null;
   wac_c: string | null;
   last_event_id: string | null;
@@ -37,29 +24,49 @@ interface PendingRow {
 
 /**
  * The oldest pending events of the partitions `parts` (an int[] expression; of one item when `itemId` is not
- * null), in id order, each with its item's stored running state (weighted average cost) when there is one.
+ * null), in id order, as the fold's events (the payload's fields, `day` still the whole `occurredAt` until
+ * foldRows cuts it; a reversal's unit cost), each with its item's stored running state (weighted average cost)
+ * when there is one.
  */
 const pendingWithStateSql = (parts: string, limit: string, itemId: string) => `
-select o.id::text as id, o.type, o.payload, s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
+select o.id::text as id, o.type, p->>'itemId' as "itemId", p->>'itemName' as "itemName",
+       p->>'supplierId' as "supplierId", p->>'supplierName' as "supplierName",
+       p->>'occurredAt' as day,
+       (p->>'change')::integer as change, (p->>'quantityAfter')::integer as "quantityAfter", p->>'reason' as reason,
+       p->>'priceAtChange' as "priceAtChange", p->>'createdBy' as "createdBy",
+       case when p ? 'reversalOf' then p->>'unitCost' end as "reversalUnitCost",
+       s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
   from (${pendingEventsSql(ANALYTICS_CONSUMER, parts, limit, itemId)}) o
+ cross join lateral (select o.payload as p) j
   left join lateral ${byKey(`select s.wac_q, s.wac_c, s.last_event_id from analytics_item s
                               where s.item_id = (o.payload->>'itemId')::uuid`)} s on o.type = '${STOCK_CHANGED}'
  order by o.id`;
+
+/**
+ * The UTC day (yyyy-MM-dd) of an event's `occurredAt`: the write path stores it as Date#toISOString gives it
+ * (`2026-11-28T05:30:00.000Z`), whose first ten characters are the day; anything else goes through Date, which
+ * throws on a text that is no time (the batch then falls back to one item at a time and that event stays pending).
+ */
+const utcDay = (occurredAt: string): string =>
+  occurredAt.length === 24 && occurredAt[10] === 'T' && occurredAt[23] === 'Z'
+    ? occurredAt.slice(0, 10)
+    : new Date(occurredAt).toISOString().slice(0, 10);
 
 /** The batch's events folded per item in id order, from each item's stored running state. */
 function foldRows(events: PendingRow[]): FoldResult[] {
   const byItem = new Map<string, { start: FoldState; events: FoldEvent[] }>();
   for (const e of events) {
     if (e.type !== STOCK_CHANGED) continue;
-    let item = byItem.get(e.payload.itemId);
+    let item = byItem.get(e.itemId);
     if (!item) {
       const start: FoldState =
         e.last_event_id === null
           ? { q: 0, c: 0n, lastEventId: '0' }
           : { q: Number(e.wac_q), c: toUnits(e.wac_c ?? '0'), lastEventId: e.last_event_id };
-      byItem.set(e.payload.itemId, (item = { start, events: [] }));
+      byItem.set(e.itemId, (item = { start, events: [] }));
     }
-    item.events.push(payloadToFoldEvent(e.id, e.payload));
+    e.day = utcDay(e.day);
+    item.events.push(e);
   }
   return [...byItem.values()].map(item => foldItemEvents(item.start, item.events));
 }

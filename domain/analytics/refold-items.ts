@@ -95,7 +95,7 @@ export async function refoldItems(
         itemId = r.item_id;
       }
       events.push({
-        eventId: String(r.event_id),
+        id: String(r.event_id),
         itemId: r.item_id,
         itemName: r.item_name,
         supplierId: r.supplier_id,

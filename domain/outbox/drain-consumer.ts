@@ -16,16 +16,6 @@ import {
 export const OUTBOX_PARTITIONS = 16;
 
 /**
- * Partitions a batch takes at most after a full batch (a backlog; while a consumer keeps up a batch takes every
- * pending partition): few enough that the runs of several worker processes share a backlog and the consumers
- * start on disjoint partitions. Analytics took 8 while its batches were 250 events; at 1,000, 4 touch half as
- * many rows shared by a supplier's items (one per slot) and leave partitions for other runs (2 worker processes
- * against 1 drained analytics at 0.90 of the rate with 4, 0.78 with 8, one bench run each, while each process
- * ran two analytics jobs at once).
- */
-export const PARTITIONS_PER_BATCH = 4;
-
-/**
  * Events per consumer transaction at most (an item's events may be split across batches; they stay in id
  * order). While a consumer keeps up its batches are far smaller; in a backlog, larger batches drain markedly
  * faster for a little more worker memory at peak (docs/performance.md).
@@ -134,15 +124,17 @@ export type OneStatementBatch = (
  * the write path's row lock makes ids follow commit order). A batch that fails falls back to one transaction
  * per item of its partitions, so one bad event stalls only its own item.
  *
- * How many partitions a batch takes follows the load. While batches come back short (the consumer keeps up), a
- * batch takes EVERY partition with pending events, so one batch per wake-up applies everything that is pending
- * (with 4 per batch a run needed 3-4 batches for a trickle spread over the 16 partitions); after a full batch (a
- * backlog) it takes PARTITIONS_PER_BATCH, so other runs and processes can take the rest. Each batch starts
+ * A batch takes just enough partitions to fill it, and no more: looking from where the last one stopped, each
+ * partition with pending events that it can lock, counting their pending events, until they hold a full batch or
+ * every partition was looked at. While the consumer keeps up, that is every partition with pending events (one
+ * batch per wake-up applies everything pending); in a backlog deep enough to fill a batch from one partition,
+ * one. So no run holds partitions it will not apply in its current batch: however many runs of a consumer work
+ * (up to OUTBOX_PARTITIONS, one per process), each takes what is free, and a backlog's tail, spread over the
+ * partitions, is shared out instead of being held by the run that happened to take it first. Each batch starts
  * looking at the partition after the last one the previous batch took: with a fixed start, the partitions at
  * the end of the order waited while the first ones kept refilling.
  *
- * When a batch was not full and took fewer partitions than it could, it saw everything pending that it could
- * take; the run then ends after one last look at its own partitions (events committed there while it held them
+ * When a batch was not full, its take looked at every partition and saw everything pending that it could take; the run then ends after one last look at its own partitions (events committed there while it held them
  * were skipped by the runs their doorbells woke). Partitions other runs held are theirs to look at again, and
  * every later event rings a doorbell of its own, so nothing waits for the sweeper.
  */
@@ -184,7 +176,6 @@ async function drain(
   const poisoned: number[] = [];
   let oneStatement = options.oneStatement;
   let start = consumer.firstPartition;
-  let partitions = OUTBOX_PARTITIONS;
   let freed = options.freed === undefined;
   void options.freed?.then(() => (freed = true));
   // When the run's last batch started, and whether it applied less than a full batch (but something).
@@ -215,7 +206,7 @@ async function drain(
         session.holding = true;
         n = await session.held(
           session.run,
-          takePartitionsSql(consumer, options.rebuildShared === true, partitions, 'session'),
+          takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'session'),
           [start, poisoned, consumer.lockNamespace],
           batchSize,
           taken,
@@ -225,13 +216,13 @@ async function drain(
       } else if (oneStatement) {
         ({ parts: taken.parts, applied: n } = await oneStatement(
           preparedRun(await consumerPool(em)),
-          takePartitionsSql(consumer, options.rebuildShared === true, partitions, 'statement'),
+          takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'statement'),
           [start, poisoned, consumer.lockNamespace],
           batchSize,
         ));
       } else {
         n = await nativeTransaction(em, async sql => {
-          taken.parts = await takePendingPartitions(sql, consumer, start, partitions, poisoned, options);
+          taken.parts = await takePendingPartitions(sql, consumer, start, batchSize, poisoned, options);
           return taken.parts.length === 0 ? 0 : apply(sql, taken.parts, batchSize);
         });
       }
@@ -263,16 +254,11 @@ async function drain(
     result.applied += n;
     result.batches += 1;
     start = partitionAfter(start, taken.parts);
-    const limit = partitions;
-    partitions = n >= batchSize ? PARTITIONS_PER_BATCH : OUTBOX_PARTITIONS;
     if (n >= batchSize) options.onBacklog?.();
-    // A one-statement batch (or a held batch's take) costs no more than the look, and while events keep coming
-    // (a look often finds some under load) it saves the look: such a run goes on
-    // until a batch is empty.
-    else if (
-      ((oneStatement === undefined && session === undefined) || n === 0) &&
-      taken.parts.length < limit
-    ) {
+    // A short batch's take looked at every partition. A one-statement batch (or a held batch's take) costs no
+    // more than the look, and while events keep coming (a look often finds some under load) it saves the look:
+    // such a run goes on until a batch is empty.
+    else if ((oneStatement === undefined && session === undefined) || n === 0) {
       mayEnd = freed;
       if (!(await anyPending(em, consumer, taken.parts, session))) {
         if (mayEnd && mayStop()) return result;
@@ -308,24 +294,21 @@ async function anyPending(
 }
 
 /**
- * The partitions with pending events that this transaction could lock (at most `limit`), looking from `start`
- * on (concurrent runs of one consumer skip each other's locked partitions, so they spread out by themselves);
- * CASE makes PostgreSQL try the lock only on partitions that have pending events (a LATERAL probe of one index
- * entry per partition: an EXISTS may be planned as one pass over the whole pending index, all of a backlog),
- * and LIMIT stops once it holds enough (the locks are held until commit). The same statement takes the rebuild
- * lock shared when asked and sets the commit mode (one round trip; the lock is held before the batch reads
- * anything).
+ * The partitions with pending events that this transaction could lock, looking from `start` on, until they hold
+ * `batch` pending events (or every partition was looked at): concurrent runs of one consumer skip each other's
+ * locked partitions, so they spread out by themselves. The same statement takes the rebuild lock shared when
+ * asked and sets the commit mode (one round trip; the lock is held before the batch reads anything).
  */
 async function takePendingPartitions(
   sql: SqlRun,
   consumer: OutboxConsumer,
   start: number,
-  limit: number,
+  batch: number,
   exclude: number[],
   options: DrainOptions,
 ): Promise<number[]> {
   const rows = await sql<{ part: number }>(
-    takePartitionsSql(consumer, options.rebuildShared === true, limit),
+    takePartitionsSql(consumer, options.rebuildShared === true, batch),
     [start, exclude, consumer.lockNamespace],
   );
   return rows.map(row => Number(row.part));
@@ -340,35 +323,59 @@ async function takePendingPartitions(
 type TakeMode = 'transaction' | 'statement' | 'session';
 
 /**
- * The select of takePendingPartitions: $1 the first partition, $2 the partitions to skip, $3 the lock namespace.
- * In `session` mode it first releases what the run held (its previous batch has committed), then takes the
- * rebuild lock shared and the partitions as session locks.
+ * The select of takePendingPartitions (a `part` column): $1 the first partition, $2 the partitions to skip, $3
+ * the lock namespace; `batch` is the batch size. In `session` mode it first releases what the run held (its
+ * previous batch has committed), then takes the rebuild lock shared and the partitions as session locks.
  */
 const takePartitionsSql = (
   consumer: OutboxConsumer,
   rebuildShared: boolean,
-  limit: number,
+  batch: number,
   mode: TakeMode = 'transaction',
 ): string =>
   // The same few texts every batch: built once, so that a batch neither rebuilds nor rehashes them.
-  takeTexts(`${consumer.code} ${rebuildShared} ${limit} ${mode}`, () =>
-    takeText(consumer, rebuildShared, limit, mode),
+  takeTexts(`${consumer.code} ${rebuildShared} ${batch} ${mode}`, () =>
+    takeText(consumer, rebuildShared, batch, mode),
   );
 
 const takeTexts = textCache();
 
-const takeText = (consumer: OutboxConsumer, rebuildShared: boolean, limit: number, mode: TakeMode): string =>
-  `with ${mode === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
-     select ${transactionSettings(consumer, rebuildShared, mode)}${mode === 'session' ? ' from u' : ''})
-   select p.part from r, (select (g + $1::int) % ${OUTBOX_PARTITIONS} as part
-                            from generate_series(0, ${OUTBOX_PARTITIONS - 1}) g) p
-     left join lateral (select true as pending from outbox_pending o
-                         where o.consumer = ${consumer.code} and o.part = p.part and o.done_at is null
-                         limit 1) x on true
-    where p.part <> all($2::int[])
-      and case when x.pending then ${mode === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock'}($3::int, p.part)
-               else false end
-    limit ${limit}`;
+/**
+ * A walk over the partitions in order from $1, one step per partition (a recursive CTE evaluates its steps one
+ * after the other, so it stops as soon as the batch is full and tries no lock beyond): a partition it skips,
+ * finds nothing pending in (one index entry probed) or cannot lock counts 0; one it locks counts its pending
+ * events, at most as many as the batch still lacks. CASE tries the lock only after the probe, and the count only
+ * once locked; OFFSET 0 keeps each step's lock a subquery evaluated once.
+ */
+const takeText = (
+  consumer: OutboxConsumer,
+  rebuildShared: boolean,
+  batch: number,
+  mode: TakeMode,
+): string => {
+  const pending = (part: string) =>
+    `outbox_pending o where o.consumer = ${consumer.code} and o.part = ${part} and o.done_at is null`;
+  const lock = mode === 'session' ? 'pg_try_advisory_lock' : 'pg_try_advisory_xact_lock';
+  return `with recursive ${mode === 'session' ? 'u as materialized (select pg_advisory_unlock_all()), ' : ''}r as materialized (
+     select ${transactionSettings(consumer, rebuildShared, mode)}${mode === 'session' ? ' from u' : ''}),
+   walk(g, part, filled) as (
+     select 0, null::int, 0 from r
+     union all
+     select w.g + 1, case when l.locked then p.part end, w.filled + c.n
+       from walk w
+      cross join lateral (select (w.g + $1::int) % ${OUTBOX_PARTITIONS} as part) p
+      cross join lateral (select case when p.part = any($2::int[]) then false
+                                      when not exists (select 1 from ${pending('p.part')}) then false
+                                      else ${lock}($3::int, p.part) end as locked
+                            offset 0) l
+      cross join lateral (select case when l.locked
+                                      then (select count(*)::int from (select 1 from ${pending('p.part')}
+                                                                         limit ${batch} - w.filled) k)
+                                      else 0 end as n
+                            offset 0) c
+      where w.g < ${OUTBOX_PARTITIONS} and w.filled < ${batch})
+   select part from walk where part is not null`;
+};
 
 /**
  * What a consumer transaction sets up before it reads anything, as one select list: the rebuild lock shared

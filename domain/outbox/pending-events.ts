@@ -79,11 +79,15 @@ async function takeAndRead<T extends { id: string }>(
   const rows = await run<T & { parts: string }>(text, params);
   const parts = rows[0]?.parts.slice(1, -1) ?? '';
   taken.parts = parts === '' ? [] : parts.split(',').map(Number);
-  // Ids are decimal strings; the lateral join does not promise the read's order.
-  return rows
-    .filter(r => r.id !== null)
-    .sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Ids are decimal strings; the lateral join does not promise the read's order, though it nearly always keeps
+  // it: a pass that finds them in order saves the sort's comparisons (a few per event).
+  const events = rows[0]?.id === null ? [] : rows;
+  for (let i = 1; i < events.length; i++) if (byId(events[i - 1], events[i]) > 0) return events.sort(byId);
+  return events;
 }
+
+const byId = (a: { id: string }, b: { id: string }): number =>
+  a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The statement that sets the consumer's marker on its pending rows of the events `events` (a select of their

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -12,6 +12,8 @@ import { closeServices, openServices } from '../../config/services.js';
 import { migrate } from '../../config/database.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
+import { CONSUMER_BATCH } from '../../domain/outbox/drain-consumer.js';
+import { cpuCap, type CpuCap } from './cpu-cgroup.js';
 import { backendCpuMs, backendCpuSince, busyShare, machineCpu } from './backend-cpu.js';
 import {
   procfileCommand,
@@ -42,9 +44,11 @@ import {
  * 5. the API's max write rate with that worker stopped (SIGSTOP) and running, and the worker's CPU per event then;
  *    then the paced lag once more at half the rate reached with the worker running (the whole system's max), in
  *    BENCH_LAG_ROUNDS windows (3) with their medians.
- * Worker RSS is sampled while it drains.
+ * Worker RSS is sampled while it drains. Between 3 and 4, the scaling phase (scalingRun): worker processes each
+ * in a cgroup of its own capped at a fraction of one core, 1, 2 and 3 of them, on backlogs of >= 100,000 events.
  *
- * Knobs: BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
+ * Knobs: BENCH_SCALING_ONLY=1 runs only the scaling phase, BENCH_SCALING=0 leaves it out (its own knobs: scalingRun);
+ * BENCH_WRITE_SECONDS (write phases), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_AB_WINDOWS paced windows per arm (1); BENCH_DRAIN_AB=NAME=a,b does the same with
@@ -165,6 +169,11 @@ async function benchEventPipeline(): Promise<void> {
       await web.stop();
       return;
     }
+    if (process.env.BENCH_SCALING_ONLY === '1') {
+      await scalingRun(pool, write, env, children);
+      await web.stop();
+      return;
+    }
     if (process.env.BENCH_LAG_RATE) {
       await prefill();
       await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE), env, children);
@@ -214,6 +223,8 @@ async function benchEventPipeline(): Promise<void> {
         2,
       )}`,
     );
+
+    if (process.env.BENCH_SCALING !== '0') await scalingRun(pool, write, env, children);
 
     if (process.env.BENCH_DRAIN_ONLY === '1') {
       await web.stop();
@@ -366,6 +377,162 @@ async function lagRun(
   );
   await worker.stop();
   return running.rate;
+}
+
+/** Worker processes per arm of the scaling phase (BENCH_SCALING_PROCESSES), against the first. */
+const SCALING_PROCESSES = (process.env.BENCH_SCALING_PROCESSES ?? '1,2,3').split(',').map(Number);
+
+/** The share of one core each worker process of the scaling phase may use (BENCH_SCALING_CORES). */
+const SCALING_CORES = Number(process.env.BENCH_SCALING_CORES ?? 0.1);
+
+/**
+ * Whether more worker processes add capacity where there are cores for them. On this machine's two cores one
+ * uncapped process already fills them with its consumers' backends, so each worker process gets a cgroup of its
+ * own capped at SCALING_CORES of one core: then the workers, not PostgreSQL or the cores, limit the drain, as on
+ * a machine with a core per process. For each count of SCALING_PROCESSES (in BENCH_SCALING_ROUNDS rounds, 1):
+ * the processes are started, capped, warmed up on a backlog of BENCH_SCALING_WARM_UP_SECONDS (8) of writes and
+ * stopped; then a backlog of at least 30 full batches per process and consumer at the largest count (and at
+ * least BENCH_SCALING_EVENTS, 100,000) is written and drained. A consumer's rate is taken over the 10-90 % of its
+ * markers: the processes' start on the backlog and its last partitions' tail are not what scales.
+ */
+async function scalingRun(
+  pool: pg.Pool,
+  write: Write,
+  env: Record<string, string>,
+  children: BenchProcess[],
+): Promise<void> {
+  const probe = cpuCap(`stockroom-bench-probe-${process.pid}`, SCALING_CORES);
+  if (typeof probe === 'string') {
+    console.log(`
+scaling phase skipped: ${probe}`);
+    return;
+  }
+  await probe.remove();
+  const events = Math.max(
+    Number(process.env.BENCH_SCALING_EVENTS ?? 100_000),
+    30 * CONSUMER_BATCH * Math.max(...SCALING_PROCESSES),
+  );
+  const warmUpSeconds = Number(process.env.BENCH_SCALING_WARM_UP_SECONDS ?? 8);
+  const rounds = Number(process.env.BENCH_SCALING_ROUNDS ?? 1);
+  console.log(
+    `
+=== scaling: worker processes each in a cgroup of its own capped at ${SCALING_CORES} core; backlogs of ` +
+      `>= ${events} events; load average ${loadAverage()}`,
+  );
+  const runs = new Map<number, ScalingDrain[]>(SCALING_PROCESSES.map(n => [n, []]));
+  for (let round = 1; round <= rounds; round++)
+    for (const count of SCALING_PROCESSES) {
+      const workers = await startStopped(count, env, children);
+      const caps = workers.map((worker, i) => {
+        const cap = cpuCap(`stockroom-bench-${process.pid}-${i}`, SCALING_CORES) as CpuCap;
+        cap.add(worker.pid);
+        return cap;
+      });
+      try {
+        // Warm-up in the cgroups: every process joins the drain (the doorbell recruits one per full batch).
+        const warmCpu = workers.map(worker => worker.cpuMs());
+        await write(undefined, warmUpSeconds);
+        await drain(pool, await maxEventId(pool), workers, 'warm-up');
+        for (const worker of workers) worker.signalNode('SIGSTOP');
+        const warmUp = workers.map((worker, i) => worker.cpuMs() - warmCpu[i]);
+        await vacuum(pool);
+        const mark = await maxEventId(pool);
+        await writeBacklog(pool, write, mark, events);
+        const run = await cappedDrain(pool, mark, workers);
+        runs.get(count)!.push(run);
+        const ones = runs.get(SCALING_PROCESSES[0])![round - 1];
+        console.log(
+          `
+round ${round}, ${count} worker process${count === 1 ? '' : 'es'} at ${SCALING_CORES} core each ` +
+            `(warm-up CPU per process ${warmUp.join(' / ')} ms; during the drain ${run.cpuMs.join(' / ')} ms; ` +
+            `the machine's cores ${run.machineBusy.toFixed(0)}% busy; load average ${loadAverage()}):`,
+        );
+        for (const consumer of OUTBOX_CONSUMERS)
+          console.log(
+            `  ${consumer.name.padEnd(17)} ${run.rates[consumer.name].toFixed(0).padStart(6)} events/s over the ` +
+              `10-90 % of ${run.events[consumer.name]} markers (${(run.rates[consumer.name] / ones.rates[consumer.name]).toFixed(2)}x one process)`,
+          );
+      } finally {
+        await Promise.all(workers.map(worker => worker.stop()));
+        for (const cap of caps) await cap.remove();
+      }
+    }
+  const slowest = (run: ScalingDrain) => Math.min(...Object.values(run.rates));
+  const ones = runs.get(SCALING_PROCESSES[0])!;
+  console.log(
+    `
+scaling at ${SCALING_CORES} core per worker process, ${rounds} round(s); slowest consumer's rate over the ` +
+      `10-90 % of its markers, against ${SCALING_PROCESSES[0]} process (goal: >= 1.9x with 2, >= 2.8x with 3):`,
+  );
+  console.log(
+    `  processes   ${OUTBOX_CONSUMERS.map(c => c.name.padStart(17)).join('')}   slowest   x ${SCALING_PROCESSES[0]}`,
+  );
+  for (const [count, list] of runs) {
+    const ratios = list.map((run, r) => slowest(run) / slowest(ones[r]));
+    console.log(
+      `  ${String(count).padEnd(11)} ${OUTBOX_CONSUMERS.map(c =>
+        median(list.map(run => run.rates[c.name]))
+          .toFixed(0)
+          .padStart(17),
+      ).join('')}` +
+        `   ${median(list.map(slowest)).toFixed(0).padStart(7)}   ${median(ratios).toFixed(2)}` +
+        (list.length > 1 ? ` (${ratios.map(v => v.toFixed(2)).join(', ')})` : ''),
+    );
+  }
+}
+
+/** The machine's load average over 1, 5 and 15 minutes (the machine is shared: the scaling figures state it). */
+const loadAverage = (): string =>
+  loadavg()
+    .map(v => v.toFixed(2))
+    .join(' ');
+
+/** Writes at full speed until at least `events` events were written after `mark` (chunks of at most 20 s). */
+async function writeBacklog(pool: pg.Pool, write: Write, mark: string, events: number): Promise<void> {
+  let rate = 2000;
+  for (;;) {
+    const { rows } = await pool.query<{ n: string }>('select count(*) as n from outbox_event where id > $1', [
+      mark,
+    ]);
+    const left = events - Number(rows[0].n);
+    if (left <= 0) return;
+    rate = Math.max((await write(undefined, Math.min(20, Math.max(2, Math.ceil(left / rate))))).rate, 100);
+  }
+}
+
+interface ScalingDrain {
+  /** Per consumer: events over the time between its 10 % and its 90 % marker. */
+  rates: Record<string, number>;
+  events: Record<string, number>;
+  /** CPU of each worker process during the drain. */
+  cpuMs: number[];
+  machineBusy: number;
+}
+
+/** Lets the stopped (capped) worker processes drain the backlog above `mark`; each consumer's 10-90 % rate. */
+async function cappedDrain(pool: pg.Pool, mark: string, workers: BenchProcess[]): Promise<ScalingDrain> {
+  const cpuBefore = workers.map(worker => worker.cpuMs());
+  const machineBefore = machineCpu();
+  for (const worker of workers) worker.signalNode('SIGCONT');
+  await waitDrained(pool, 900_000);
+  const machineBusy = busyShare(machineBefore, machineCpu());
+  const cpuMs = workers.map((worker, i) => worker.cpuMs() - cpuBefore[i]);
+  const { rows } = await pool.query<{ consumer: string; n: string; p10: number; p90: number }>(
+    `select c.consumer, count(*) as n,
+            percentile_cont(0.1) within group (order by extract(epoch from x.done_at)) as p10,
+            percentile_cont(0.9) within group (order by extract(epoch from x.done_at)) as p90
+       from outbox_pending x join ${CONSUMER_NAMES} on c.code = x.consumer
+      where x.id > $1
+      group by c.consumer`,
+    [mark],
+  );
+  const rates: Record<string, number> = {};
+  const events: Record<string, number> = {};
+  for (const r of rows) {
+    events[r.consumer] = Number(r.n);
+    rates[r.consumer] = (0.8 * Number(r.n)) / (Number(r.p90) - Number(r.p10));
+  }
+  return { rates, events, cpuMs, machineBusy };
 }
 
 /** CPU used so far by a worker process tree and by the PostgreSQL backends serving it. */

@@ -4,8 +4,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { ALERTS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
-import { drainConsumer, OUTBOX_PARTITIONS, type DrainResult } from '../../domain/outbox/drain-consumer.js';
-import { nativePool } from '../../domain/shared/native-transaction.js';
+import {
+  drainConsumer,
+  OUTBOX_PARTITIONS,
+  type ConsumerBatch,
+  type DrainResult,
+} from '../../domain/outbox/drain-consumer.js';
+import type { OutboxConsumer } from '../../domain/outbox/consumers.js';
+import { nativePool, type SqlRun } from '../../domain/shared/native-transaction.js';
 import { waitFor } from '../support/wait-for.js';
 import { evaluateLowStock } from '../../domain/alerts/evaluate-low-stock.js';
 import {
@@ -34,6 +40,26 @@ async function itemsInEveryPartition(em: EntityManager): Promise<string[]> {
 const restock = (em: EntityManager, itemId: string, change: number) =>
   recordStockChange(em, { itemId, change, reason: 'RESTOCK', at: new Date(), withHistory: false });
 
+/** Each of the items has `n` history entries, one per event (none twice), in event order. */
+async function expectHistoryOfEach(em: EntityManager, items: string[], n: number): Promise<void> {
+  const rows = await em.execute<{ n: string; events: string; ordered: boolean }[]>(
+    `select count(*) as n, count(distinct outbox_event_id) as events,
+            bool_and(prev is null or outbox_event_id > prev) as ordered
+       from (select item_id, outbox_event_id,
+                    lag(outbox_event_id) over (partition by item_id order by id) as prev
+               from stock_history where item_id in (?)) h
+      group by item_id`,
+    [items],
+  );
+  expect(rows).to.have.length(items.length);
+  for (const row of rows)
+    expect({ n: Number(row.n), events: Number(row.events), ordered: row.ordered }).to.deep.equal({
+      n,
+      events: n,
+      ordered: true,
+    });
+}
+
 describe('Consumer batches over the outbox partitions', () => {
   it('When a trickle of events is spread over every partition, then one batch applies them all', async () => {
     const em = testApp().services.orm.em.fork();
@@ -56,30 +82,21 @@ describe('Consumer batches over the outbox partitions', () => {
     expect(Number(left.n)).to.equal(0);
   });
 
-  it('When a backlog fills batches, then each later batch takes a few partitions and every event is applied once', async () => {
+  it('When a backlog fills batches, then each batch takes just enough partitions to fill it and every event is applied once', async () => {
     const em = testApp().services.orm.em.fork();
     await drainHistory(em);
     const items = await itemsInEveryPartition(em);
     for (let round = 0; round < 3; round++) for (const itemId of items) await restock(em, itemId, 1);
 
-    // Batches of 10 over 48 events: the first takes every partition, the later ones (after a full batch) a few at
-    // a time, each starting after the last partition of the one before; every item's rows stay in event order.
+    // Batches of 10 over 48 events (3 per partition): each batch takes the partitions that fill it (four), starting
+    // after the last partition of the one before; every item's rows stay in event order.
     const result = await drainConsumer(em, STOCK_HISTORY_CONSUMER, recordStockChanges, {
       oneStatement: recordStockChangesAlone,
       batchSize: 10,
     });
     expect(result).to.include({ applied: 3 * OUTBOX_PARTITIONS, failed: 0 });
-    const rows = await em.execute<{ item_id: string; n: string; ordered: boolean }[]>(
-      `select item_id::text as item_id, count(*) as n, bool_and(prev is null or outbox_event_id > prev) as ordered
-         from (select item_id, outbox_event_id,
-                      lag(outbox_event_id) over (partition by item_id order by id) as prev
-                 from stock_history where item_id in (?)) h
-        group by item_id`,
-      [items],
-    );
-    expect(rows).to.have.length(OUTBOX_PARTITIONS);
-    for (const row of rows)
-      expect({ n: Number(row.n), ordered: row.ordered }).to.deep.equal({ n: 3, ordered: true });
+    expect(result.batches).to.equal(Math.ceil((3 * OUTBOX_PARTITIONS) / 10));
+    await expectHistoryOfEach(em, items, 3);
   });
 
   it('When the doorbell is freed only after the run has looked, then the run looks once more before it ends', async () => {
@@ -152,5 +169,95 @@ describe('Consumer batches over the outbox partitions', () => {
     expect(run.failed).to.equal(0);
     expect(run.applied).to.be.at.least(10);
     await drainHistory(em);
+  });
+
+  describe('When eight runs of one consumer drain a backlog at once (one per worker process)', () => {
+    const RUNS = 8;
+
+    /**
+     * RUNS runs of `consumer` over a backlog of 6 events per partition in batches of 4, each run's first batch held
+     * (after its take, before its write) until all RUNS runs are inside a first batch at once: each then holds
+     * partitions of its own at the same time. A design in which fewer runs can hold partitions during a backlog
+     * (a first take of every partition, 4 partitions per backlog batch: at most 4 runs) never gets there.
+     */
+    async function drainWithEightRuns(
+      consumer: OutboxConsumer,
+      gate: (batch: ConsumerBatch, atWrite: () => Promise<void>) => ConsumerBatch,
+      options: { rebuildShared?: boolean } = {},
+    ): Promise<{ items: string[]; results: DrainResult[] }> {
+      const em = testApp().services.orm.em.fork();
+      await drainConsumer(
+        em,
+        consumer,
+        gate(noGate, async () => undefined),
+        options,
+      );
+      const items = await itemsInEveryPartition(em);
+      for (let round = 0; round < 6; round++) for (const itemId of items) await restock(em, itemId, 1);
+      let inFirstBatch = 0;
+      const allIn = waitFor(() => inFirstBatch === RUNS, 20000, `${RUNS} runs inside a batch at once`);
+      allIn.catch(() => undefined);
+      const results = await Promise.all(
+        Array.from({ length: RUNS }, () => {
+          let first = true;
+          const atWrite = async () => {
+            if (!first) return;
+            first = false;
+            inFirstBatch += 1;
+            await allIn;
+          };
+          return drainConsumer(em.fork(), consumer, gate(noGate, atWrite), { ...options, batchSize: 4 });
+        }),
+      );
+      return { items, results };
+    }
+
+    // Replaced by each gate with the consumer's own batch.
+    const noGate: ConsumerBatch = async () => 0;
+
+    it('then the stock history: each run takes work, none starves, every event is recorded once and in order', async () => {
+      // In a transaction per batch (the consumer's fallback path): the gate waits inside it, after its take.
+      const history: (b: ConsumerBatch, atWrite: () => Promise<void>) => ConsumerBatch =
+        (_, atWrite) => async (sql, parts, limit, itemId) => {
+          await atWrite();
+          return recordStockChanges(sql, parts, limit, itemId);
+        };
+      const { items, results } = await drainWithEightRuns(STOCK_HISTORY_CONSUMER, history);
+
+      for (const result of results) expect(result.applied).to.be.greaterThan(0);
+      expect(results.reduce((sum, r) => sum + r.applied, 0)).to.equal(6 * OUTBOX_PARTITIONS);
+      expect(results.every(r => r.failed === 0)).to.equal(true);
+      await expectHistoryOfEach(testApp().services.orm.em.fork(), items, 6);
+    });
+
+    it('then the low-stock alerts (held batches, session locks): each run takes work and every event is marked once', async () => {
+      // The held fast path: the gate waits between its take-and-read statement and its write.
+      const alerts = (_: ConsumerBatch, atWrite: () => Promise<void>): ConsumerBatch => {
+        const batch = evaluateLowStock(undefined);
+        const held = batch.held!;
+        batch.held = (run, take, params, limit, taken) => {
+          let statements = 0;
+          const gated: SqlRun = async (text, values) => {
+            if (statements++ === 1) await atWrite();
+            return run(text, values);
+          };
+          return held(gated, take, params, limit, taken);
+        };
+        return batch;
+      };
+      const { items, results } = await drainWithEightRuns(ALERTS_CONSUMER, alerts, { rebuildShared: true });
+
+      for (const result of results) expect(result.applied).to.be.greaterThan(0);
+      expect(results.reduce((sum, r) => sum + r.applied, 0)).to.equal(6 * OUTBOX_PARTITIONS);
+      expect(results.every(r => r.failed === 0)).to.equal(true);
+      const em = testApp().services.orm.em.fork();
+      const [left] = await em.execute<{ n: string }[]>(
+        `select count(*) as n from outbox_event o where aggregate_id in (?) and ${pendingForSql([ALERTS_CONSUMER], 'o')}`,
+        [items],
+      );
+      expect(Number(left.n)).to.equal(0);
+      // The stock history of these events, which later suites read as the record.
+      await drainHistory(em);
+    });
   });
 });
