@@ -50,8 +50,6 @@ export interface Config {
   readonly workerStalledIntervalMs: number;
   readonly workerConcurrency: number;
   readonly lowStockThreshold: number;
-  /** Lead time of suppliers without their own (purchasing: an order's default expected date). */
-  readonly replenishmentDefaultLeadDays: number;
   readonly loginRateLimit: { readonly points: number; readonly durationSeconds: number };
   /** PEM of DATABASE_CA_FILE, for every PostgreSQL URL (see config/postgres-tls.ts). */
   readonly databaseCa: string | undefined;
@@ -458,7 +456,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,
     lowStockThreshold: v.LOW_STOCK_THRESHOLD,
-    replenishmentDefaultLeadDays: v.REPLENISHMENT_DEFAULT_LEAD_DAYS,
     loginRateLimit: { points: v.LOGIN_RATE_LIMIT_POINTS, durationSeconds: v.LOGIN_RATE_LIMIT_SECONDS },
     databaseCa,
     redisTls: {

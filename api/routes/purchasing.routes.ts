@@ -118,7 +118,7 @@ export const purchasingRoutes = (services: Services) =>
           {
             id: params.id,
             expectedVersion: ifMatch(req),
-            defaultLeadDays: services.config.replenishmentDefaultLeadDays,
+            defaultLeadDays: services.config.replenishment.defaultLeadDays,
           },
           services.config.lowStockWebhookUrl,
         );
