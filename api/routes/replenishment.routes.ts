@@ -12,7 +12,7 @@ import {
   requestReplenishmentRun,
   RUN_JOB_PREFIX,
 } from '../../domain/replenishment/request-replenishment-run.js';
-import { pageSuggestions } from '../../domain/replenishment/suggestion-queries.js';
+import { pageSuggestions } from '../../domain/replenishment/page-suggestions.js';
 import {
   draftOrdersBody,
   runStatusSchema,

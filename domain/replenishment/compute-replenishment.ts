@@ -52,6 +52,25 @@ const COMPUTE = `
   from lvl`;
 
 /**
+ * The demand terms R1's due index reads (migration ReplenishmentDue) onto the item rows, from the run's levels
+ * (null without demand): only rows whose terms change, locked first in id order (as receipts and stock writes
+ * lock items), so the run never deadlocks with them and holds the item locks only until its commit.
+ */
+const WRITE_DUE_TERMS = `
+  with next as (
+    select i.id, r.window_days, r.window_demand, r.lead_time_days, r.demand_reorder_point
+    from inventory_item i left join replenishment_level r on r.item_id = i.id and r.window_demand > 0
+    where (i.replenishment_window_days, i.replenishment_window_demand, i.replenishment_lead_days,
+           i.replenishment_reorder_point)
+          is distinct from (r.window_days, r.window_demand, r.lead_time_days, r.demand_reorder_point)
+    order by i.id
+    for no key update of i)
+  update inventory_item i
+  set replenishment_window_days = next.window_days, replenishment_window_demand = next.window_demand,
+      replenishment_lead_days = next.lead_time_days, replenishment_reorder_point = next.demand_reorder_point
+  from next where i.id = next.id`;
+
+/**
  * The replenishment run (R2, the clock, after a report rebuild): replaces the stored computation of every item
  * in one transaction (readers see the previous run until it commits), under an exclusive advisory lock so two
  * runs never interleave. Set-based over the daily rollups: the history is never read.
@@ -79,6 +98,8 @@ export async function computeReplenishment(
       DEMAND_REASONS,
       now,
     ]);
+    await onProgress(70);
+    await sql(WRITE_DUE_TERMS);
     const [{ n }] = await sql<{ n: number }>('select count(*)::int as n from replenishment_level');
     await onProgress(90);
     await sql(

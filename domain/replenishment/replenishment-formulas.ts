@@ -31,6 +31,9 @@ export function dayDemand(rows: readonly ReasonDay[]): number {
 export const daysBetween = (from: string, to: string): number =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 
+/** The most days of cover that still give dates on `today`: up to the contract's last date, 9999-12-30. */
+export const datedCoverLimit = (today: string): number => daysBetween(today, LAST_DATE);
+
 /** The date `days` after `day` (`YYYY-MM-DD`). */
 export const addDays = (day: string, days: number): string =>
   new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
@@ -183,7 +186,7 @@ export function suggest(
   // Integer division exactly (every operand stays far below 2^53).
   const covered = item.quantity * window.windowDays;
   const daysOfCover = demand ? (covered - (covered % window.windowDemand)) / window.windowDemand : null;
-  const dated = daysOfCover !== null && daysOfCover <= daysBetween(today, LAST_DATE);
+  const dated = daysOfCover !== null && daysOfCover <= datedCoverLimit(today);
   const projectedStockoutDate = dated ? addDays(today, daysOfCover) : null;
   return {
     inventoryPosition,

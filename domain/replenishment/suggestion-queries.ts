@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReplenishmentSettings } from '../../config/env.js';
 import { poolRun } from '../shared/native-transaction.js';
-import { searchPage, type PageRequest, type SearchPage } from '../shared/paging.js';
-import { isoSql } from '../shared/sql.js';
+import type { SearchPage } from '../shared/paging.js';
 import { LEVEL_CAP } from './replenishment-formulas.js';
+import { dueItem } from './due-items.js';
 
 /** A row of R1: every input of the decision. */
 export interface SuggestionView {
@@ -34,11 +34,12 @@ export type SuggestionPage = SearchPage<SuggestionView> & { computedAt: string |
 
 /**
  * The suggestions of today ($1), combining the stored computation with each item's CURRENT quantity, on-order
- * quantity, minimum, own levels and supplier (`suggest` of replenishment-formulas.ts, in SQL). An item the last
- * run did not see (created since) counts as without demand, with its supplier's lead time. `where` filters the
- * items (`i`); $2 is the default lead time, further parameters are the caller's.
+ * quantity, minimum, own levels and supplier (`suggest` of replenishment-formulas.ts, in SQL), over the due items
+ * alone (due-items.ts: the partial index). An item the last run did not see (created since) counts as without
+ * demand, with its supplier's lead time. `where` filters the items (`i`); $2 is the default lead time, further
+ * parameters are the caller's.
  */
-const suggestionsSql = (where: string) => `
+export const suggestionsSql = (where: string) => `
   with base as (
     select i.id, i.name, i.sku, i.supplier_id, s.name as supplier_name, i.quantity,
            i.on_order_quantity as on_order, i.minimum_quantity as minimum, i.reorder_point as own_rop,
@@ -49,7 +50,7 @@ const suggestionsSql = (where: string) => `
            coalesce(r.cover_quantity, 0) as cover
     from inventory_item i join supplier s on s.id = i.supplier_id
     left join replenishment_level r on r.item_id = i.id
-    where ${where}),
+    where ${dueItem('i')} and ${where}),
   eff as (
     select base.*, least(${LEVEL_CAP}, coalesce(own_rop, crop)) as rop, quantity + on_order as position
     from base),
@@ -65,7 +66,7 @@ const suggestionsSql = (where: string) => `
   select dated.*, case when stockout is not null then greatest($1::date, stockout - l) end as order_by
   from dated`;
 
-const VIEW_COLUMNS = `id as "itemId", name as "itemName", sku, supplier_id as "supplierId",
+export const VIEW_COLUMNS = `id as "itemId", name as "itemName", sku, supplier_id as "supplierId",
   supplier_name as "supplierName", quantity, on_order as "onOrderQuantity", position as "inventoryPosition",
   minimum as "minimumQuantity", round(total::numeric / nullif(w, 0), 4) as "dailyDemand",
   round(sd::numeric, 4) as "demandStdDev", l as "leadTimeDays", rop as "reorderPoint",
@@ -73,11 +74,12 @@ const VIEW_COLUMNS = `id as "itemId", name as "itemName", sku, supplier_id as "s
   to_char(stockout, 'YYYY-MM-DD') as "projectedStockoutDate", to_char(order_by, 'YYYY-MM-DD') as "orderByDate",
   price as "unitCost", price * suggested as "suggestedCost"`;
 
-const ORDER = 'order_by asc nulls last, name asc, id asc';
+/** R1's order: order-by date (soonest first, nulls last), then item name. */
+export const ORDER = 'order_by asc nulls last, name asc, id asc';
 
-type JsonRow = Omit<SuggestionView, 'serviceLevel' | 'dailyDemand'> & { dailyDemand: number | null };
+export type JsonRow = Omit<SuggestionView, 'serviceLevel' | 'dailyDemand'> & { dailyDemand: number | null };
 
-const toView = (row: JsonRow, serviceLevel: number): SuggestionView => ({
+export const toView = (row: JsonRow, serviceLevel: number): SuggestionView => ({
   ...row,
   dailyDemand: row.dailyDemand ?? 0,
   serviceLevel,
@@ -87,55 +89,6 @@ const toView = (row: JsonRow, serviceLevel: number): SuggestionView => ({
 
 /** Today's UTC date. */
 export const utcToday = (now: Date = new Date()): string => now.toISOString().slice(0, 10);
-
-export interface SuggestionFilter {
-  supplierId?: string;
-  dueWithinDays?: number;
-  /** The filter matches no item (a supplier id that is no UUID). */
-  none?: boolean;
-}
-
-/**
- * R1: one page of today's suggestions, sorted by order-by date (soonest first, nulls last), then item name;
- * `computedAt` of the last run (null and an empty page before the first).
- */
-export async function pageSuggestions(
-  em: EntityManager,
-  settings: ReplenishmentSettings,
-  filter: SuggestionFilter,
-  request: PageRequest,
-  today: string = utcToday(),
-): Promise<SuggestionPage> {
-  const sql = await poolRun(em);
-  const [run] = await sql<{ computed_at: string }>(
-    `select ${isoSql('computed_at')} as computed_at from replenishment_run`,
-  );
-  if (!run) return { ...searchPage([], request, 0), computedAt: null };
-  if (filter.none) return { ...searchPage([], request, 0), computedAt: run.computed_at };
-  const [{ total, rows }] = await sql<{ total: number; rows: JsonRow[] }>(
-    `with rows as materialized (${suggestionsSql('($3::uuid is null or i.supplier_id = $3::uuid)')}),
-     chosen as (select * from rows where $4::int is null or order_by <= $1::date + $4::int)
-     select (select count(*)::int from chosen) as total,
-            coalesce((select json_agg(p) from (select ${VIEW_COLUMNS} from chosen order by ${ORDER}
-                      limit $5 offset $6) p), '[]') as rows`,
-    [
-      today,
-      settings.defaultLeadDays,
-      filter.supplierId ?? null,
-      filter.dueWithinDays ?? null,
-      request.size,
-      request.page * request.size,
-    ],
-  );
-  return {
-    ...searchPage(
-      rows.map(row => toView(row, settings.serviceLevel)),
-      request,
-      total,
-    ),
-    computedAt: run.computed_at,
-  };
-}
 
 /** How many items have a suggestion today (the run's result). */
 export async function countSuggestions(

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/env.js';
 import { closeServices, openServices } from '../../config/services.js';
 import { createDatabases } from '../create-databases.js';
 import { computeReplenishment } from '../../domain/replenishment/compute-replenishment.js';
-import { pageSuggestions } from '../../domain/replenishment/suggestion-queries.js';
+import { pageSuggestions } from '../../domain/replenishment/page-suggestions.js';
 import { benchDatabaseUrl, printTable, resetBenchDatabase } from './support.js';
 
 /**

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { testApp } from '../setup/hooks.js';
 import { computeReplenishment } from '../../domain/replenishment/compute-replenishment.js';
-import { pageSuggestions } from '../../domain/replenishment/suggestion-queries.js';
+import { pageSuggestions } from '../../domain/replenishment/page-suggestions.js';
 import { serviceLevelZ } from '../../domain/replenishment/normal-quantile.js';
 import {
   addDays,
