@@ -24,7 +24,7 @@ export interface PurchaseOrderInput {
 }
 
 /** The largest `totalCost` (contract: 99,999,999,999.99), in cents. */
-const MAX_TOTAL_CENTS = 9_999_999_999_999n;
+export const MAX_TOTAL_CENTS = 9_999_999_999_999n;
 
 const totalOf = (lines: { quantity: number; cents: bigint }[]): bigint =>
   lines.reduce((sum, line) => sum + line.cents * BigInt(line.quantity), 0n);

@@ -5,12 +5,13 @@ import { isUuid } from '../shared/sql.js';
 import { createPurchaseOrder } from '../purchasing/create-purchase-order.js';
 import type { PurchaseOrderView } from '../purchasing/purchase-order.view.js';
 import { supplierNotFound } from '../purchasing/order-lines.js';
-import { MAX_ORDER_LINES } from '../purchasing/purchasing.schemas.js';
 import { REPLENISHMENT_LOCK_NS } from './compute-replenishment.js';
+import { splitDraftOrders } from './split-draft-orders.js';
 import { orderableSuggestions, suppliersToOrderFrom, utcToday } from './suggestion-queries.js';
 
 /**
- * R3: DRAFT orders from today's suggestions, one per supplier and 500 lines (unit cost = the item's price),
+ * R3: DRAFT orders from today's suggestions, one per supplier, 500 lines and the `totalCost` cap
+ * (split-draft-orders.ts; unit cost = the item's price),
  * leaving out every item already on an open order. Each supplier's orders are written in one transaction that
  * first takes that supplier's advisory lock (key 1 + the supplier's hash): a second call for the supplier waits,
  * then reads the first one's lines as open and leaves their items out, so an item never lands on two open
@@ -32,8 +33,7 @@ export async function createDraftOrders(
         await tx.execute('select pg_advisory_xact_lock(?, hashtext(?))', [REPLENISHMENT_LOCK_NS + 1, id]);
         const lines = await orderableSuggestions(tx, settings, id, today);
         const created: PurchaseOrderView[] = [];
-        for (let at = 0; at < lines.length; at += MAX_ORDER_LINES) {
-          const chunk = lines.slice(at, at + MAX_ORDER_LINES);
+        for (const chunk of splitDraftOrders(lines))
           created.push(
             await createPurchaseOrder(
               tx,
@@ -44,7 +44,6 @@ export async function createDraftOrders(
               context,
             ),
           );
-        }
         return created;
       })),
     );

@@ -4,6 +4,7 @@ import { poolRun } from '../shared/native-transaction.js';
 import type { SearchPage } from '../shared/paging.js';
 import { LEVEL_CAP } from './replenishment-formulas.js';
 import { dueItem } from './due-items.js';
+import type { DraftLine } from './split-draft-orders.js';
 
 /** A row of R1: every input of the decision. */
 export interface SuggestionView {
@@ -104,12 +105,6 @@ export async function countSuggestions(
   return n;
 }
 
-/** A line R3 orders: the item and the suggested quantity. */
-export interface OrderableSuggestion {
-  itemId: string;
-  suggestedQuantity: number;
-}
-
 /** Items on an open order (DRAFT, ORDERED, PARTIALLY_RECEIVED): R3 leaves them out. */
 const ON_OPEN_ORDER = `exists (select 1 from purchase_order_line l join purchase_order o on o.id = l.purchase_order_id
   where l.item_id = i.id and o.status in ('DRAFT', 'ORDERED', 'PARTIALLY_RECEIVED'))`;
@@ -129,13 +124,14 @@ export async function orderableSuggestions(
   settings: ReplenishmentSettings,
   supplierId: string,
   today: string = utcToday(),
-): Promise<OrderableSuggestion[]> {
+): Promise<DraftLine[]> {
   const [text, values] = questionMarks(
-    `select id as "itemId", suggested::int as "suggestedQuantity"
+    `select id as "itemId", suggested::int as "suggestedQuantity", (price * 100)::bigint::text as "priceCents"
      from (${suggestionsSql(`i.supplier_id = $3::uuid and not ${ON_OPEN_ORDER}`)}) x order by ${ORDER}`,
     [today, settings.defaultLeadDays, supplierId],
   );
-  return tx.execute<OrderableSuggestion[]>(text, values);
+  const rows = await tx.execute<(Omit<DraftLine, 'priceCents'> & { priceCents: string })[]>(text, values);
+  return rows.map(row => ({ ...row, priceCents: BigInt(row.priceCents) }));
 }
 
 /** Suppliers with at least one suggestion today whose item is on no open order, in id order. */

@@ -59,15 +59,15 @@ export async function historyBench(entries: number, items: number): Promise<void
   const started = performance.now();
   await fill(entries, items);
   console.log(`database ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const services = await openServices(loadConfig({ ...process.env, DATABASE_URL: url(), LOG_LEVEL: 'silent' }));
+  const services = await openServices(
+    loadConfig({ ...process.env, DATABASE_URL: url(), LOG_LEVEL: 'silent' }),
+  );
   try {
-    const [{ rollups, window }] = await services.orm.em
-      .fork()
-      .execute<{ rollups: number; window: number }[]>(
-        `select count(*)::int as rollups, count(*) filter (where day > current_date - ?)::int as window
+    const [{ rollups, window }] = await services.orm.em.fork().execute<{ rollups: number; window: number }[]>(
+      `select count(*)::int as rollups, count(*) filter (where day > current_date - ?)::int as window
          from analytics_reason_day`,
-        [services.config.replenishment.demandDays],
-      );
+      [services.config.replenishment.demandDays],
+    );
     const rows: Record<string, string | number>[] = [];
     for (let round = 1; round <= 2; round++) {
       let peak = process.memoryUsage().rss;

@@ -106,3 +106,7 @@ export async function scaleBench(items: number): Promise<void> {
     await closeServices(services);
   }
 }
+
+// Run alone (`tsx scripts/bench/replenishment-scale.ts`): the scale part without the backtest.
+if (import.meta.url === `file://${process.argv[1]}`)
+  await scaleBench(Number(process.env.REPLENISHMENT_BENCH_ITEMS ?? 100_000));

@@ -208,7 +208,9 @@ describe('Replenishment: R1-R3 through the API', function () {
     await adjust(item.id, -10, 'SALE');
     await adjust(foreign.id, -10, 'SALE');
     await run();
-    const [row] = await rowsOf(supplier.id);
+    const ownRows = await rowsOf(supplier.id);
+    expect(ownRows.map(r => r.itemId)).to.deep.equal([item.id]);
+    const [row] = ownRows;
     expect(row).to.include({ itemId: item.id, suggestedQuantity: 26, onOrderQuantity: 0 });
     expect((await rowsOf(other.id)).map(r => r.itemId)).to.deep.equal([foreign.id]);
     // What an ORDERED order still brings (P5 adds it to the item in its transaction).
@@ -221,6 +223,161 @@ describe('Replenishment: R1-R3 through the API', function () {
     // Received: stock up, nothing on order, above the reorder point: no row.
     await adjust(item.id, 20, 'RESTOCK');
     expect(await rowsOf(supplier.id)).to.deep.equal([]);
+  });
+
+  it('When an order is placed (P5) and received (P6) after the run, then R1 shows each step at once', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    const item = await newItem(api(), admin.auth, supplier.id, { quantity: 30 });
+    await adjust(item.id, -10, 'SALE');
+    await run();
+    const today = utcTodayForTests();
+    expect(await rowsOf(supplier.id)).to.have.length(1);
+    const order = async (quantity: number) => {
+      const created = await api()
+        .post('/api/purchase-orders')
+        .set('Authorization', admin.auth)
+        .send({ supplierId: supplier.id, lines: [{ itemId: item.id, quantity }] })
+        .expect(201);
+      await api()
+        .post(`/api/purchase-orders/${created.body.id}/order`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      return created.body.id as string;
+    };
+    const placed = await order(5);
+    expect((await rowsOf(supplier.id))[0]).to.include({
+      quantity: 20,
+      onOrderQuantity: 5,
+      inventoryPosition: 25,
+      reorderPoint: 26,
+      suggestedQuantity: 21,
+      daysOfCover: 14,
+    });
+    await api()
+      .post(`/api/purchase-orders/${placed}/receipts`)
+      .set('Authorization', user.auth)
+      .send({ lines: [{ itemId: item.id, quantity: 5 }] })
+      .expect(201);
+    // Received: in stock now, no longer on order; more days of cover, a later order-by date.
+    expect((await rowsOf(supplier.id))[0]).to.include({
+      quantity: 25,
+      onOrderQuantity: 0,
+      inventoryPosition: 25,
+      suggestedQuantity: 21,
+      daysOfCover: 17,
+      orderByDate: addDays(today, 10),
+    });
+    await order(2);
+    expect(await rowsOf(supplier.id)).to.deep.equal([]);
+  });
+
+  it('When dated and undated rows are paged, then dated come first by order-by date, the rest by name', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    const tag = supplier.id.slice(0, 8);
+    const dated = await newItem(api(), admin.auth, supplier.id, { name: `Zed ${tag}`, quantity: 30 });
+    // Own reorder point, no demand: no order-by date.
+    const undated = await newItem(api(), admin.auth, supplier.id, {
+      name: `Bee ${tag}`,
+      quantity: 3,
+      reorderPoint: 5,
+    });
+    // Demand, but its stock outlasts 9999-12-30 (500,000 x 7 / 1 days of cover): no order-by date either.
+    const far = await newItem(api(), admin.auth, supplier.id, {
+      name: `Ant ${tag}`,
+      quantity: 500_001,
+      reorderPoint: 999_000,
+    });
+    await adjust(dated.id, -10, 'SALE');
+    await adjust(far.id, -1, 'SALE');
+    await run();
+    const ids = async (query: string) => {
+      const page = await suggestions(`supplierId=${supplier.id}&${query}`);
+      return { total: page.totalElements, ids: (page.content as Row[]).map(r => r.itemId) };
+    };
+    expect(await ids('size=200')).to.deep.equal({ total: 3, ids: [dated.id, far.id, undated.id] });
+    const [, farRow] = (await suggestions(`supplierId=${supplier.id}`)).content;
+    expect(farRow).to.include({ daysOfCover: 3_500_000, projectedStockoutDate: null, orderByDate: null });
+    expect(await ids('size=1&page=0')).to.deep.equal({ total: 3, ids: [dated.id] });
+    expect(await ids('size=1&page=1')).to.deep.equal({ total: 3, ids: [far.id] });
+    expect(await ids('size=1&page=2')).to.deep.equal({ total: 3, ids: [undated.id] });
+    expect(await ids('size=2&page=1')).to.deep.equal({ total: 3, ids: [undated.id] });
+    expect(await ids('size=2&page=2')).to.deep.equal({ total: 3, ids: [] });
+    expect(await ids('dueWithinDays=365')).to.deep.equal({ total: 1, ids: [dated.id] });
+    // Every supplier: the same rows among the others, in the same order.
+    const all: Row[] = [];
+    for (let page = 0; ; page++) {
+      const { content } = await suggestions(`size=200&page=${page}`);
+      all.push(...content);
+      if (content.length < 200) break;
+    }
+    expect(all.map(r => r.itemId).filter(id => [dated.id, far.id, undated.id].includes(id))).to.deep.equal([
+      dated.id,
+      far.id,
+      undated.id,
+    ]);
+  });
+
+  /** Items of `supplierId` written in SQL (many at once): own levels, so each is due without a run's demand. */
+  async function dueItems(
+    supplierId: string,
+    items: { name: string; price: string; orderUpTo: number }[],
+  ): Promise<string[]> {
+    const rows = await testApp()
+      .services.orm.em.fork()
+      .execute<{ id: string; name: string }[]>(
+        `insert into inventory_item (name, quantity, price, supplier_id, created_by, reorder_point, order_up_to_quantity)
+         select x.name, 0, x.price::numeric, ?, 'test', x.out - 1, x.out
+         from json_to_recordset(?::json) as x(name text, price text, out int)
+         returning id, name`,
+        [supplierId, JSON.stringify(items.map(i => ({ name: i.name, price: i.price, out: i.orderUpTo })))],
+      );
+    const byName = new Map(rows.map(r => [r.name, r.id]));
+    return items.map(i => byName.get(i.name)!);
+  }
+
+  const draftOrders = async (supplierId: string, status: number) =>
+    (
+      await api()
+        .post('/api/replenishment/draft-orders')
+        .set('Authorization', admin.auth)
+        .send({ supplierId })
+        .expect(status)
+    ).body as { lines: { itemId: string }[]; totalCost: number }[];
+
+  it('When more than 500 items of a supplier are due, then R3 writes orders of at most 500 lines', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    const names = Array.from(
+      { length: 501 },
+      (_, n) => `Bulk ${supplier.id.slice(0, 8)} ${String(n).padStart(3, '0')}`,
+    );
+    const ids = await dueItems(
+      supplier.id,
+      names.map(name => ({ name, price: '1.00', orderUpTo: 2 })),
+    );
+    await run();
+    const orders = await draftOrders(supplier.id, 201);
+    // R1's order (undated rows by name): the first 500 on the first order, the last on the second.
+    expect(orders.map(o => o.lines.map(l => l.itemId))).to.deep.equal([ids.slice(0, 500), ids.slice(500)]);
+    expect(orders.map(o => o.totalCost)).to.deep.equal([1000, 2]);
+  });
+
+  it('When the lines would pass the order total cap, then R3 starts another order; a line above it alone is left out', async () => {
+    const supplier = await newSupplier(api(), admin.auth);
+    const tag = supplier.id.slice(0, 8);
+    // 10,000,000.00 each: 4,000 units are 40,000,000,000.00; the cap is 99,999,999,999.99.
+    const [a, b, c, d] = await dueItems(supplier.id, [
+      { name: `A ${tag}`, price: '10000000.00', orderUpTo: 4000 },
+      { name: `B ${tag}`, price: '10000000.00', orderUpTo: 4000 },
+      { name: `C ${tag}`, price: '10000000.00', orderUpTo: 6000 },
+      { name: `D ${tag}`, price: '10000000.00', orderUpTo: 10_000 },
+    ]);
+    await run();
+    const orders = await draftOrders(supplier.id, 201);
+    expect(orders.map(o => o.lines.map(l => l.itemId))).to.deep.equal([[a, b], [c]]);
+    expect(orders.map(o => o.totalCost)).to.deep.equal([80_000_000_000, 60_000_000_000]);
+    // D alone (100,000,000,000.00) fits no order: still suggested (R1 shows DRAFT lines nowhere), on no order.
+    expect((await rowsOf(supplier.id)).map(r => r.itemId)).to.deep.equal([a, b, c, d]);
+    expect(await draftOrders(supplier.id, 200)).to.deep.equal([]);
   });
 
   it('When two R3 calls race for one supplier, then each item lands on at most one open order', async () => {
