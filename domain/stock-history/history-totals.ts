@@ -141,13 +141,17 @@ function globalPieces(f: CountFilters): Piece[] {
 
 /** Offsets below this are read past directly: cheaper than finding their day. */
 const JUMP_FROM = 1000;
+const HOUR_MS = 3_600_000;
+
+/** Count rows of one bucket (an ISO instant, UTC) and its entries, newest first. */
+type Buckets = { at: string; n: string }[];
 
 /**
  * Where a page `offset` entries deep into a newest-first read without item or date filters starts: before the
- * UTC day `before` (an ISO instant) and `skip` entries into it, found from the month and day count rows
- * (which month, then which day of it, holds the offset), so a deep page never reads the entries it skips.
- * Undefined when the offset is small (read past it); `before` undefined and `skip` = offset when it is past
- * the end.
+ * instant `before` (ISO) and `skip` entries past it, found from the count rows (which month, then which day of
+ * it, then, without a supplier or reason filter, which hour of that day holds the offset), so a deep page never
+ * reads the entries it skips beyond one hour (one day of the supplier or reason). Undefined when the offset is
+ * small (read past it); `before` undefined and `skip` = offset when it is past the end.
  */
 export async function newestFirstStart(
   em: EntityManager,
@@ -155,38 +159,39 @@ export async function newestFirstStart(
   offset: number,
 ): Promise<{ before?: string; skip: number } | undefined> {
   if (offset < JUMP_FROM) return undefined;
-  const counts = async (table: string, column: string, within?: Date) => {
+  const counts = async (table: string, column: string, within?: Date, span = "interval '1 month'") => {
     const { where, params, add } = conditions();
     if (f.supplierId) add('c.supplier_key = ?', f.supplierId);
     if (f.reason) add('c.reason = ?', f.reason);
     if (within)
-      add(
-        `c.${column} >= ?::date and c.${column} < (?::date + interval '1 month')`,
-        isoDay(within),
-        isoDay(within),
-      );
-    return em.execute<{ at: string; n: string }[]>(
-      `select to_char(c.${column}, 'YYYY-MM-DD') as at, sum(c.entries) as n from ${table} c
+      add(`c.${column} >= ?::timestamp and c.${column} < ?::timestamp + ${span}`, at(within), at(within));
+    return em.execute<Buckets>(
+      `select to_char(c.${column}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, sum(c.entries) as n from ${table} c
        ${where.length ? `where ${where.join(' and ')}` : ''} group by c.${column} order by c.${column} desc`,
       params,
     );
   };
   // Finds the bucket holding entry number `offset` (0-based) counted from the newest; the entries newer than it.
-  const locate = (rows: { at: string; n: string }[], from: number) => {
+  const locate = (rows: Buckets, from: number) => {
     let newer = from;
     for (const row of rows) {
-      if (newer + Number(row.n) > offset) return { at: row.at, newer };
+      if (newer + Number(row.n) > offset) return { at: new Date(row.at), newer };
       newer += Number(row.n);
     }
     return undefined;
   };
   const month = locate(await counts('history_count_month', 'month'), 0);
   if (!month) return { skip: offset };
-  const day = locate(
-    await counts('history_count_day', 'day', new Date(`${month.at}T00:00:00Z`)),
-    month.newer,
-  );
+  const day = locate(await counts('history_count_day', 'day', month.at), month.newer);
   if (!day) return { skip: offset };
-  const before = new Date(Date.parse(`${day.at}T00:00:00Z`) + DAY_MS).toISOString();
-  return { before, skip: offset - day.newer };
+  if (f.supplierId || f.reason) return start(day.at, DAY_MS, day.newer);
+  const hour = locate(await counts('history_count_hour', 'hour', day.at, "interval '1 day'"), day.newer);
+  return hour ? start(hour.at, HOUR_MS, hour.newer) : start(day.at, DAY_MS, day.newer);
+
+  function start(bucket: Date, length: number, newer: number) {
+    return { before: new Date(bucket.getTime() + length).toISOString(), skip: offset - newer };
+  }
 }
+
+/** An instant as a UTC timestamp literal (the count tables' buckets are UTC timestamps and dates). */
+const at = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');

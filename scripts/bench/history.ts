@@ -79,7 +79,7 @@ export async function benchHistory(): Promise<void> {
       const fillStart = Date.now();
       await fillHistory(db, size);
       await db.query(
-        'vacuum analyze stock_history, history_count_day, history_count_month, history_count_item',
+        'vacuum analyze stock_history, history_count_hour, history_count_day, history_count_month, history_count_item',
       );
       await db.query('vacuum analyze history_item_name, inventory_item, supplier');
       console.log(

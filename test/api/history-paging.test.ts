@@ -276,6 +276,65 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
     }
   });
 
+  it('When deep pages fall in a dense day (entries on and across hour boundaries), then they hold the entries at their offset, also after a reversal and an item deletion', async function () {
+    this.timeout(120000);
+    const supplierId = (await newSupplier(api(), admin.auth)).id;
+    const kept = await newItem(api(), admin.auth, supplierId, { quantity: 50 });
+    const deleted = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
+    await api()
+      .patch(`/api/inventory/${kept.id}/quantity?delta=-3&reason=SALE`)
+      .set('Authorization', admin.auth)
+      .expect(200);
+    await waitForHistorySettled(testApp().services);
+    // 3,000 entries in 30 hours of one day and the next: every tenth exactly on an hour boundary (ties of one
+    // timestamp across the boundary's buckets), the rest on whole minutes (ties within an hour).
+    const dense = Date.parse('2026-05-10T09:00:00Z');
+    await sql(
+      `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+         quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+       select 8000000000000000 + g, (case when g % 2 = 0 then ? else ? end)::uuid, 'Dense', ?::uuid, 'S', 1, 10, 11,
+         'RESTOCK', 1.5, 'filler',
+         to_timestamp(? / 1000.0) + case when g % 10 = 0 then ((g / 10) % 30) * interval '1 hour'
+                                         else (g % 1800) * interval '1 minute' end
+       from generate_series(1, 3000) g`,
+      [kept.id, deleted.id, supplierId, dense],
+    );
+    const check = async (label: string) => {
+      const [{ newer, n }] = await sql<{ newer: string; n: string }>(
+        `select count(*) filter (where "timestamp" >= to_timestamp(? / 1000.0) + interval '30 hours') as newer,
+                count(*) as n from stock_history`,
+        [dense],
+      );
+      const pages = [0, 7, 13, 24, 31, 45, 59].map(k => Math.floor((Number(newer) + k * 50) / 50));
+      for (const page of [...pages, 20, Math.floor(Number(n) / 50)]) {
+        for (const url of [
+          `/api/stock-history?size=50&page=${page}`,
+          `/api/stock-history/search?size=50&page=${page}`,
+        ]) {
+          const res = await api().get(url).set('Authorization', user.auth).expect(200);
+          const expected = await sql<{ id: string }>(
+            `select h.id::text as id from stock_history h order by h."timestamp" desc, h.id asc limit 50 offset ?`,
+            [page * 50],
+          );
+          expect(
+            res.body.content.map((e: Entry) => e.id),
+            `${label}: ${url}`,
+          ).to.deep.equal(expected.map(r => r.id));
+          expect(res.body.totalElements, `${label}: ${url}`).to.equal(Number(n));
+        }
+      }
+    };
+    await check('written');
+    const [sale] = await sql<{ id: string }>(
+      `select id::text as id from stock_history where item_id = ? and reason = 'SALE'`,
+      [kept.id],
+    );
+    await api().post(`/api/stock-history/${sale.id}/reverse`).set('Authorization', admin.auth).expect(201);
+    await api().delete(`/api/inventory/${deleted.id}?reason=LOST`).set('Authorization', admin.auth).expect(204);
+    await waitForHistorySettled(testApp().services);
+    await check('after a reversal and a deletion');
+  });
+
   it('When H2 and H3 get a size, then Spring pages with cursors; without it the whole array; bad cursors are 400', async () => {
     const supplier = await newSupplier(api(), admin.auth);
     const item = await newItem(api(), admin.auth, supplier.id, { quantity: 50 });
