@@ -1,12 +1,9 @@
 import { connect, isIP } from 'node:net';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { ConfigError } from './config-error.js';
+import type { PostgresConnection, SslMode } from '../domain/shared/postgres-connection.js';
 
-/**
- * The `sslmode` values Stockroom reads (libpq's names; `no-verify` is node-postgres's name for `require`).
- * `prefer` is libpq's default: see {@link settleSslmode}.
- */
-export type SslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
+export type { PostgresConnection, SslMode };
 
 const MODES: Record<string, SslMode> = {
   disable: 'disable',
@@ -27,15 +24,6 @@ const TLS_PARAMETERS = [
   'sslnegotiation',
   'uselibpqcompat',
 ];
-
-/** How to reach one PostgreSQL server: node-postgres settings (`connectionString` + `ssl`), for any pool or client. */
-export interface PostgresConnection {
-  /** The URL without its TLS parameters (node-postgres would otherwise override `ssl` with its own reading). */
-  readonly connectionString: string;
-  readonly ssl: false | ConnectionOptions;
-  readonly sslmode: SslMode;
-  readonly host: string;
-}
 
 /**
  * The node-postgres settings for a PostgreSQL URL, its `sslmode` read as libpq reads it: `disable` is plain

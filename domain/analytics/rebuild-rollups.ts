@@ -5,7 +5,7 @@ import { STOCK_CHANGED } from '../outbox/events.js';
 import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
 import { pendingForSql } from '../outbox/pending-events.js';
 import { nativePool, type SqlRun } from '../shared/native-transaction.js';
-import { REBUILD_LOCK_EXCLUSIVE_SESSION } from './locks.js';
+import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../outbox/rebuild-lock.js';
 import { ACTIVITY_ROLLUPS, deriveActivityRollups } from './activity-rollups.js';
 import { BinaryCopyWriter } from './binary-copy.js';
 import { refoldItems } from './refold-items.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ITEM_IMPORT } from '../inventory/import-items.js';
-import { PRODUCT_IMPORT } from '../catalog/import-products.js';
+import { ITEM_IMPORT } from './item-import.js';
+import { PRODUCT_IMPORT } from './product-import.js';
 import type { ImportKind } from './import-kind.js';
 
 /** What can be imported: inventory items (with suppliers) and products of the product API. */

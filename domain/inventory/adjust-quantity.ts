@@ -3,7 +3,7 @@ import { pendingRowsInsert } from '../outbox/consumers.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
 import { dbQuery, type Db } from '../shared/pool-query.js';
-import { normaliseReason } from '../stock-history/reasons.js';
+import { normaliseReason } from './reasons.js';
 import { itemNotFound, negativeStock, quantityTooLarge, staleItem } from './item-errors.js';
 import { MAX_ITEM_QUANTITY } from './inventory.schemas.js';
 import { toItemView, type ItemRow } from './item.view.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WriteContext } from '../shared/write-context.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
 import { isUuid } from '../shared/sql.js';
-import { isDeletionReason } from '../stock-history/reasons.js';
+import { isDeletionReason } from './reasons.js';
 import { itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, ITEM_FROM, type ItemRow } from './item.view.js';
 import { recordStockChanged } from './stock-event.js';

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { integer, moneySchema, pagingQuery } from '../shared/joi-extras.js';
-import { ADJUST_REASONS, REASON_ALIASES } from '../stock-history/reasons.js';
+import { ADJUST_REASONS, REASON_ALIASES } from './reasons.js';
 
 const name = Joi.string().trim().min(1).max(255).messages({
   'any.required': 'inventory.item.name.required',

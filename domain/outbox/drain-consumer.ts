@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ASYNC_COMMIT_SQL, NO_LOCK_TIMEOUT_SQL, type OutboxConsumer } from './consumers.js';
-import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from '../analytics/locks.js';
+import { REBUILD_LOCK_SHARED, REBUILD_LOCK_SHARED_SESSION } from './rebuild-lock.js';
 import { CUSTOM_PLANS_SQL } from './plan-settings.js';
 import { consumerPool } from './consumer-pool.js';
 import {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { SqlPart } from './sql.js';
-import type { PostgresConnection } from '../../config/postgres-tls.js';
+import type { PostgresConnection } from './postgres-connection.js';
 import { RetryLaterError } from './errors.js';
 import type { StreamSlots } from './stream-slots.js';
 

@@ -8,16 +8,7 @@ import { latestDayRow } from '../analytics/latest-day-row.js';
 import { ItemStates } from './item-states.js';
 import { scanHistory } from './scan-history.js';
 import { onOrderDrift } from './on-order-drift.js';
-
-export type DriftKind =
-  'quantity_mismatch' | 'chain_break' | 'negative_quantity' | 'value_mismatch' | 'on_order_mismatch';
-
-export interface Drift {
-  itemId: string;
-  kind: DriftKind;
-  detail: string;
-  entryIds: string[];
-}
+import type { Drift } from './drift.js';
 
 export interface IntegrityResult {
   checkedItems: number;

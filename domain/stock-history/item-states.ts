@@ -1,4 +1,4 @@
-import type { Drift, DriftKind } from './check-integrity.js';
+import type { Drift, DriftKind } from './drift.js';
 
 /** Drift reports kept per item and kind (the entry ids of the first ones). */
 const MAX_ENTRY_IDS = 20;

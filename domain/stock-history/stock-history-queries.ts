@@ -12,7 +12,7 @@ import {
   type SpringPage,
 } from '../shared/paging.js';
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
-import { normaliseReason } from './reasons.js';
+import { normaliseReason } from '../inventory/reasons.js';
 import { countHistory, newestFirstStart, type CountFilters } from './history-totals.js';
 import {
   afterCursorSql,

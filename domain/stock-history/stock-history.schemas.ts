@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { pagingQuery } from '../shared/joi-extras.js';
 import { isCalendarDate, isSupportedInstant, SUPPORTED_DATES } from '../analytics/date-params.js';
-import { ALL_REASONS, REASON_ALIASES } from './reasons.js';
+import { ALL_REASONS, REASON_ALIASES } from '../inventory/reasons.js';
 
 /** `cursor`: the opaque position a page's `Link: <...>; rel="next"` header hands to the next request. */
 const pagedHistoryQuery = {

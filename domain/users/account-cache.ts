@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { PostgresConnection } from '../../config/postgres-tls.js';
+import type { PostgresConnection } from '../shared/postgres-connection.js';
 import { findUserById, findUserByUsername, type UserRow } from './load-actor.js';
 
 /** The channel the `app_user` trigger notifies (payload: the user id, or `*` for everything). */

@@ -10,10 +10,10 @@ import {
   rejectionsSql,
   toCounts,
   type ImportKind,
-} from '../imports/import-kind.js';
-import { createProductBody } from './catalog.schemas.js';
-import { PRODUCT_QUANTITY_CHANGED } from './product-events.js';
-import { generateSku } from './sku.js';
+} from './import-kind.js';
+import { createProductBody } from '../catalog/catalog.schemas.js';
+import { PRODUCT_QUANTITY_CHANGED } from '../catalog/product-events.js';
+import { generateSku } from '../catalog/sku.js';
 
 const COLUMNS = ['name', 'sku', 'quantity', 'price', 'purchasePrice', 'category', 'description'] as const;
 

@@ -12,9 +12,9 @@ import {
   toCounts,
   type ImportKind,
   type StagedValues,
-} from '../imports/import-kind.js';
-import { itemChangeInsert } from './item-change.js';
-import { createItemBody } from './inventory.schemas.js';
+} from './import-kind.js';
+import { itemChangeInsert } from '../inventory/item-change.js';
+import { createItemBody } from '../inventory/inventory.schemas.js';
 
 const COLUMNS = [
   'name',
