@@ -39,7 +39,7 @@ const dueWhere = (bySupplier: boolean, condition: string) =>
  * the undated ones (no demand, or beyond the last date), in name order. $2 = the last date's days of cover,
  * $3 = the key's bound (dueWithinDays or that limit), then limit and offset.
  */
-const datedIds = (bySupplier: boolean) => `
+export const datedIds = (bySupplier: boolean) => `
   select i.id from inventory_item i
   where ${dueWhere(bySupplier, `${KEY} <= $3::bigint and ${COVER} <= $2::bigint`)}
   order by ${KEY}, i.name, i.id limit $4 offset $5`;
@@ -55,7 +55,7 @@ const datedCount = (bySupplier: boolean) => `
        - (select count(*) from inventory_item i
           where ${dueWhere(bySupplier, `${KEY} > $2::bigint - ${MAX_LEAD} and ${COVER} > $2::bigint`)})::int as n`;
 
-const dueCount = (bySupplier: boolean, within: boolean) => `
+export const dueCount = (bySupplier: boolean, within: boolean) => `
   select count(*)::int as n from inventory_item i
   where ${dueWhere(bySupplier, within ? `${KEY} <= $2::bigint` : 'true')}`;
 
