@@ -1,5 +1,4 @@
-import { STOCK_CHANGED } from '../outbox/events.js';
-import { pendingRowsInsert } from '../outbox/consumers.js';
+import { stockChangedInsertSql, type StockChangeSql } from '../outbox/stock-changed-payload.js';
 import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
 import {
   checkFields,
@@ -114,14 +113,16 @@ const REJECT_SQL = rejectionsSql(
 
 const COUNT_SQL = countPlanSql('inventory_item', 'i', `(${FIELDS_DIFFER} or x.quantity <> i.quantity)`);
 
-/** The payload of a stock event, as stock-event.ts and adjust-quantity.ts build it, for row `c` of item data. */
-const stockPayload = (change: string, before: string, after: string, reason: string) => `jsonb_build_object(
-    'itemId', c.id, 'itemName', c.name, 'supplierId', c.supplier_id, 'supplierName', s.name,
-    'change', ${change}, 'quantityBefore', ${before}, 'quantityAfter', ${after},
-    'minimumQuantity', c.minimum_quantity, 'reason', ${reason}, 'priceAtChange', c.price::text,
-    'createdBy', $1::text,
-    'occurredAt', to_char(c.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'correlationId', $2::text)`;
+/** A stock change of an imported row `c` of item data (its supplier `s`), by the import's user ($1) and correlation id ($2). */
+const importChange = (change: string, before: string, after: string, reason: string): StockChangeSql => ({
+  change,
+  quantityBefore: before,
+  quantityAfter: after,
+  reason,
+  createdBy: '$1::text',
+  correlationId: '$2::text',
+  at: 'c.changed_at',
+});
 
 /** Suppliers the file names and the database lacks (createSuppliers): created once each, first spelling. */
 const CREATE_SUPPLIERS_SQL = `
@@ -160,16 +161,16 @@ with old as (
   returning i.id, i.name, i.sku, i.quantity, i.price, i.supplier_id, i.minimum_quantity, i.reorder_point,
             i.order_up_to_quantity, i.version, i.updated_at as changed_at
 ), ic as (${itemChangeInsert('changed', 'updated', 'changed.changed_at')}
-), e as (
-  insert into outbox_event (type, aggregate_id, payload)
-  select '${STOCK_CHANGED}', c.id::text,
-         ${stockPayload('k.change', 'o.q0', 'o.q0 + k.change', 'k.reason')}
-    from changed c join old o on o.id = c.id join supplier s on s.id = c.supplier_id
+), ${stockChangedInsertSql(
+  'e',
+  'c',
+  's.name',
+  importChange('k.change', 'o.q0', 'o.q0 + k.change', 'k.reason'),
+  `from changed c join old o on o.id = c.id join supplier s on s.id = c.supplier_id
    cross join lateral (values (1, 'PRICE_CHANGE', 0), (2, 'INVENTORY_COUNT', c.quantity - o.q0)) k(n, reason, change)
    where (k.n = 1 and c.price <> o.p0) or (k.n = 2 and k.change <> 0)
-   order by c.id, k.n
-  returning id, part
-), p as (${pendingRowsInsert('e')})
+   order by c.id, k.n`,
+)}
 select (select count(*) from changed)::int as updated, (select count(*) from e)::int as events`;
 
 /**
@@ -186,13 +187,13 @@ with c as (
   returning id, name, sku, quantity, price, supplier_id, minimum_quantity, reorder_point, order_up_to_quantity,
             version, updated_at as changed_at
 ), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
-), e as (
-  insert into outbox_event (type, aggregate_id, payload)
-  select '${STOCK_CHANGED}', c.id::text, ${stockPayload('c.quantity', '0', 'c.quantity', "'INITIAL_STOCK'")}
-    from c join supplier s on s.id = c.supplier_id
-   where c.quantity > 0
-  returning id, part
-), p as (${pendingRowsInsert('e')})
+), ${stockChangedInsertSql(
+  'e',
+  'c',
+  's.name',
+  importChange('c.quantity', '0', 'c.quantity', "'INITIAL_STOCK'"),
+  'from c join supplier s on s.id = c.supplier_id where c.quantity > 0',
+)}
 select (select count(*) from c)::int as created, (select count(*) from e)::int as events`;
 
 /**

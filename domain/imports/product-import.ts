@@ -1,4 +1,4 @@
-import { pendingRowsInsert } from '../outbox/consumers.js';
+import { outboxInsertSql, payloadSql } from '../outbox/outbox-insert.js';
 import { isoSql } from '../shared/sql.js';
 import {
   checkFields,
@@ -12,7 +12,7 @@ import {
   type ImportKind,
 } from './import-kind.js';
 import { createProductBody } from '../catalog/catalog.schemas.js';
-import { PRODUCT_QUANTITY_CHANGED } from '../catalog/product-events.js';
+import { PRODUCT_QUANTITY_CHANGED, type ProductQuantityChangedPayload } from '../catalog/product-events.js';
 import { generateSku } from '../catalog/sku.js';
 
 const COLUMNS = ['name', 'sku', 'quantity', 'price', 'purchasePrice', 'category', 'description'] as const;
@@ -77,16 +77,22 @@ with old as (
     from import_plan x
    where x.target = p.id and ${CHANGES}
   returning p.id, p.name, p.quantity, p.updated_at
-), e as (
-  insert into outbox_event (type, aggregate_id, payload)
-  select '${PRODUCT_QUANTITY_CHANGED}', c.id::text, jsonb_build_object(
-           'productId', c.id, 'name', c.name, 'quantityBefore', o.q0, 'quantityAfter', c.quantity,
-           'change', c.quantity - o.q0, 'actor', $1::text, 'occurredAt', ${isoSql('c.updated_at')})
-    from changed c join old o on o.id = c.id
+), ${outboxInsertSql('e', {
+  type: `'${PRODUCT_QUANTITY_CHANGED}'`,
+  aggregateId: 'c.id::text',
+  payload: payloadSql<ProductQuantityChangedPayload>({
+    productId: 'c.id',
+    name: 'c.name',
+    quantityBefore: 'o.q0',
+    quantityAfter: 'c.quantity',
+    change: 'c.quantity - o.q0',
+    actor: '$1::text',
+    occurredAt: isoSql('c.updated_at'),
+  }),
+  from: `from changed c join old o on o.id = c.id
    where c.quantity <> o.q0
-   order by c.id
-  returning id, part
-), pe as (${pendingRowsInsert('e')})
+   order by c.id`,
+})}
 select (select count(*) from changed)::int as updated, (select count(*) from e)::int as events`;
 
 const INSERT_SQL = `

@@ -1,5 +1,5 @@
-import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { pendingRowsInsert } from '../outbox/consumers.js';
+import type { StockChangedPayload } from '../outbox/events.js';
+import { stockChangedInsertSql } from '../outbox/stock-changed-payload.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { isoSql, isUuid } from '../shared/sql.js';
 import { dbQuery, type Db } from '../shared/pool-query.js';
@@ -26,31 +26,37 @@ export interface AdjustQuantityInput {
  * transaction when there is one). The change's time is the row's new `updated_at`, a clock_timestamp() taken
  * with the row (re-evaluated after a wait for its lock), so the instant the API shows is the change's own. The row lock is held for a single round trip, which is what bounds the
  * throughput of a hot item. The event payload is built from the updated row, so it carries exactly the
- * quantities this change produced (StockChangedPayload).
+ * quantities this change produced (StockChangedPayload). Each input is bound once, as a column of `a`.
  */
 const ADJUST_SQL = `
-with u as (
+with a as (
+  select ?::bigint as delta, ?::uuid as id, ?::integer as expected_quantity, ?::integer as expected_version,
+         ?::text as reason, ?::text as created_by, ?::text as correlation_id, ?::jsonb as extra
+), u as (
   update inventory_item i
-     set quantity = i.quantity + ?, version = i.version + 1, updated_at = clock_timestamp()
-    from supplier s
-   where s.id = i.supplier_id and i.id = ? and i.quantity + ?::bigint between 0 and ${MAX_ITEM_QUANTITY}
-     and (?::integer is null or i.quantity = ?::integer)
-     and (?::integer is null or i.version = ?::integer)
+     set quantity = i.quantity + a.delta, version = i.version + 1, updated_at = clock_timestamp()
+    from a, supplier s
+   where s.id = i.supplier_id and i.id = a.id and i.quantity + a.delta between 0 and ${MAX_ITEM_QUANTITY}
+     and (a.expected_quantity is null or i.quantity = a.expected_quantity)
+     and (a.expected_version is null or i.version = a.expected_version)
   returning i.*, s.name as supplier_name, i.updated_at as changed_at
 ), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
-), e as (
-  insert into outbox_event (type, aggregate_id, payload)
-  select '${STOCK_CHANGED}', u.id::text, jsonb_build_object(
-    'itemId', u.id, 'itemName', u.name, 'supplierId', u.supplier_id, 'supplierName', u.supplier_name,
-    'change', ?::integer, 'quantityBefore', u.quantity - ?::integer, 'quantityAfter', u.quantity,
-    'minimumQuantity', u.minimum_quantity, 'reason', ?::text, 'priceAtChange', u.price::text,
-    'createdBy', ?::text,
-    'occurredAt', to_char(u.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'correlationId', ?::text) || coalesce(?::jsonb, '{}'::jsonb)
-  from u
-  returning id, part
-), p as (${pendingRowsInsert('e')}
-)
+), ${stockChangedInsertSql(
+  'e',
+  'u',
+  'u.supplier_name',
+  {
+    change: 'a.delta::integer',
+    quantityBefore: '(u.quantity - a.delta)::integer',
+    quantityAfter: 'u.quantity',
+    reason: 'a.reason',
+    createdBy: 'a.created_by',
+    correlationId: 'a.correlation_id',
+    at: 'u.changed_at',
+    extra: 'a.extra',
+  },
+  'from u, a',
+)}
 select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.price)::text as total_value,
        u.supplier_id, u.supplier_name, u.minimum_quantity, u.on_order_quantity, u.reorder_point,
        u.order_up_to_quantity, u.created_by, ${isoSql('u.created_at')} as created_at,
@@ -76,13 +82,8 @@ export async function adjustQuantity(
     const rows = await dbQuery<ItemRow & { event_id: string; changed_at: string }>(db, ADJUST_SQL, [
       input.delta,
       input.id,
-      input.delta,
-      input.expectedQuantity ?? null,
       input.expectedQuantity ?? null,
       input.expectedVersion ?? null,
-      input.expectedVersion ?? null,
-      input.delta,
-      input.delta,
       reason,
       context.user,
       context.correlationId,

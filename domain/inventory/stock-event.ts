@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { STOCK_CHANGED, type StockChangedPayload } from '../outbox/events.js';
-import { pendingRowsInsert } from '../outbox/consumers.js';
+import { stockChangedInsertSql } from '../outbox/stock-changed-payload.js';
 import type { WriteContext } from '../shared/write-context.js';
 import type { ItemRow } from './item.view.js';
 
@@ -23,6 +22,38 @@ export type StockEventItem = Pick<
 >;
 
 /**
+ * The event of one change, written from its values (bound once each, as columns of `v`), the payload as every
+ * stock event's (stockChangedPayloadSql). `occurredAt` is the change's time when given, else read after the row
+ * lock is held (clock_timestamp), so an item's events are in id and time order.
+ */
+const eventSql = (deleted: boolean): string => `
+with v as (
+  select ?::uuid as id, ?::text as name, ?::uuid as supplier_id, ?::text as supplier_name,
+         ?::integer as minimum_quantity, ?::numeric(12, 2) as price, ?::integer as change,
+         ?::integer as quantity_before, ?::text as reason, ?::text as created_by, ?::text as correlation_id,
+         coalesce(?::timestamptz, clock_timestamp()) as at
+), ${stockChangedInsertSql(
+  'e',
+  'v',
+  'v.supplier_name',
+  {
+    change: 'v.change',
+    quantityBefore: 'v.quantity_before',
+    quantityAfter: 'v.quantity_before + v.change',
+    reason: 'v.reason',
+    ...(deleted ? { deleted: 'true' } : {}),
+    createdBy: 'v.created_by',
+    correlationId: 'v.correlation_id',
+    at: 'v.at',
+  },
+  'from v',
+)}
+select id from e`;
+
+const EVENT_SQL = eventSql(false);
+const DELETION_EVENT_SQL = eventSql(true);
+
+/**
  * Writes the outbox row of a stock change inside the caller's transaction. It carries everything the history
  * entry (and alerts/analytics) need, as of this transaction: item and supplier names, quantities, unit price.
  */
@@ -32,36 +63,19 @@ export async function recordStockChanged(
   change: StockChange,
   context: WriteContext,
 ): Promise<string> {
-  const payload: Omit<StockChangedPayload, 'occurredAt'> = {
-    itemId: row.id,
-    itemName: row.name,
-    supplierId: row.supplier_id,
-    supplierName: row.supplier_name,
-    change: change.change,
-    quantityBefore: change.quantityBefore,
-    quantityAfter: change.quantityBefore + change.change,
-    minimumQuantity: Number(row.minimum_quantity),
-    reason: change.reason,
-    priceAtChange: Number(row.price).toFixed(2),
-    ...(change.deleted ? { deleted: true } : {}),
-    createdBy: context.user,
-    correlationId: context.correlationId,
-  };
-  // occurredAt is read after the row lock is held (clock_timestamp), so an item's events are in id and time order.
-  const rows = await em.execute<{ id: string }[]>(
-    `with e as (
-       insert into outbox_event (type, aggregate_id, payload)
-       values (?, ?, ?::jsonb || jsonb_build_object('occurredAt',
-         to_char(coalesce(?::timestamptz, clock_timestamp()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')))
-       returning id, part),
-     p as (${pendingRowsInsert('e')})
-     select id from e`,
-    [
-      STOCK_CHANGED,
-      row.id,
-      JSON.stringify(payload),
-      change.at instanceof Date ? change.at.toISOString() : (change.at ?? null),
-    ],
-  );
+  const rows = await em.execute<{ id: string }[]>(change.deleted ? DELETION_EVENT_SQL : EVENT_SQL, [
+    row.id,
+    row.name,
+    row.supplier_id,
+    row.supplier_name,
+    Number(row.minimum_quantity),
+    row.price,
+    change.change,
+    change.quantityBefore,
+    change.reason,
+    context.user,
+    context.correlationId,
+    change.at instanceof Date ? change.at.toISOString() : (change.at ?? null),
+  ]);
   return String(rows[0].id);
 }

@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pendingRowsInsert } from './consumers.js';
+import { outboxInsertSql } from './outbox-insert.js';
+
+const RECORD_EVENT_SQL = `with ${outboxInsertSql('e', { type: '?', aggregateId: '?', payload: '?::jsonb' })}
+select id from e`;
 
 /**
  * Inserts an outbox row inside the caller's transaction (`em.execute` joins the EntityManager's transaction), so the
@@ -11,11 +14,10 @@ export async function recordEvent(
   aggregateId: string,
   payload: object,
 ): Promise<string> {
-  const rows = await em.execute<{ id: string }[]>(
-    `with e as (insert into outbox_event (type, aggregate_id, payload) values (?, ?, ?::jsonb) returning id, part),
-     p as (${pendingRowsInsert('e')})
-     select id from e`,
-    [type, aggregateId, JSON.stringify(payload)],
-  );
+  const rows = await em.execute<{ id: string }[]>(RECORD_EVENT_SQL, [
+    type,
+    aggregateId,
+    JSON.stringify(payload),
+  ]);
   return String(rows[0].id);
 }

@@ -1,5 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { pendingRowsInsert } from './consumers.js';
+import { outboxInsertSql } from './outbox-insert.js';
+
+const RECORD_EVENTS_SQL = `with ${outboxInsertSql('e', {
+  type: '?',
+  aggregateId: "x.value ->> 'aggregateId'",
+  payload: "x.value -> 'payload'",
+  from: 'from jsonb_array_elements(?::jsonb) with ordinality as x(value, n) order by x.n',
+})}
+select count(*) from e`;
 
 /**
  * Inserts many outbox rows of one type in ONE statement inside the caller's transaction (the bulk form of
@@ -11,14 +19,5 @@ export async function recordEvents(
   events: readonly { aggregateId: string; payload: object }[],
 ): Promise<void> {
   if (events.length === 0) return;
-  await em.execute(
-    `with e as (
-       insert into outbox_event (type, aggregate_id, payload)
-       select ?, e.value ->> 'aggregateId', e.value -> 'payload'
-       from jsonb_array_elements(?::jsonb) with ordinality as e(value, n)
-       order by e.n
-       returning id, part)
-     ${pendingRowsInsert('e')}`,
-    [type, JSON.stringify(events)],
-  );
+  await em.execute(RECORD_EVENTS_SQL, [type, JSON.stringify(events)]);
 }

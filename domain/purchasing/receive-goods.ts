@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { STOCK_CHANGED } from '../outbox/events.js';
-import { pendingRowsInsert } from '../outbox/consumers.js';
+import { stockChangedInsertSql } from '../outbox/stock-changed-payload.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { arrayLiteral } from '../shared/sql.js';
@@ -31,6 +30,8 @@ export interface ReceiptInput {
 const RECEIPT_SQL = `
 with x as (
   select * from unnest(?::uuid[], ?::int[], ?::bigint[], ?::numeric[]) as x(id, delta, entry_id, unit_cost)
+), a as (
+  select ?::text as created_by, ?::text as correlation_id, ?::text as purchase_order_id
 ), u as (
   update inventory_item i
      set quantity = i.quantity + x.delta, on_order_quantity = i.on_order_quantity - x.delta,
@@ -39,20 +40,24 @@ with x as (
    where i.id = x.id and s.id = i.supplier_id and i.quantity + x.delta <= ${MAX_ITEM_QUANTITY}
   returning i.*, s.name as supplier_name, x.delta, x.entry_id, x.unit_cost, i.updated_at as changed_at
 ), c as (${itemChangeInsert('u', 'updated', 'u.changed_at')}
-), e as (
-  insert into outbox_event (type, aggregate_id, payload)
-  select '${STOCK_CHANGED}', u.id::text, jsonb_build_object(
-    'itemId', u.id, 'itemName', u.name, 'supplierId', u.supplier_id, 'supplierName', u.supplier_name,
-    'change', u.delta, 'quantityBefore', u.quantity - u.delta, 'quantityAfter', u.quantity,
-    'minimumQuantity', u.minimum_quantity, 'reason', 'RESTOCK', 'priceAtChange', u.price::text,
-    'createdBy', ?::text,
-    'occurredAt', to_char(u.changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-    'correlationId', ?::text, 'entryId', u.entry_id::text, 'unitCost', u.unit_cost::numeric(14, 4)::text,
-    'purchaseOrderId', ?::text)
-  from u order by u.id
-  returning id, part
-), p as (${pendingRowsInsert('e')}
-)
+), ${stockChangedInsertSql(
+  'e',
+  'u',
+  'u.supplier_name',
+  {
+    change: 'u.delta',
+    quantityBefore: 'u.quantity - u.delta',
+    quantityAfter: 'u.quantity',
+    reason: "'RESTOCK'",
+    createdBy: 'a.created_by',
+    correlationId: 'a.correlation_id',
+    entryId: 'u.entry_id::text',
+    unitCost: 'u.unit_cost::numeric(14, 4)::text',
+    purchaseOrderId: 'a.purchase_order_id',
+    at: 'u.changed_at',
+  },
+  'from u, a order by u.id',
+)}
 select (select count(*) from u)::int as updated, array(select id::text from e order by id) as event_ids`;
 
 /**
