@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RouteDurationHistogram } from './route-duration-histogram.js';
 import type { ResponseObserver } from './on-response-done.js';
 import type { ReadReplicas } from '../../config/read-replicas.js';
 import type { ReadTarget } from '../routing/replica-reads.js';
@@ -32,27 +33,23 @@ export function createMetrics(replicas?: ReadReplicas): {
           this.set({ replica: String(replica.index) }, replica.lagMs() / 1000);
       },
     });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method, route and status',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  // One labelled child per method, route and status, looked up by a string key (prom-client would hash the
-  // label object of every observation).
-  const children = new Map<string, { observe(seconds: number): void }>();
+  const duration = new RouteDurationHistogram(
+    registry,
+    'http_request_duration_seconds',
+    'HTTP request duration by method, route and status',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
   const observe = (req: Request, res: Response, elapsedMs: number) => {
     if (!res.writableFinished) return;
     const path = (req.route as { path?: string } | undefined)?.path;
     const route = path ? `${req.baseUrl}${path}` : 'unmatched';
-    const key = `${req.method} ${res.statusCode} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      child = duration.labels({ method: req.method, route, status_code: res.statusCode });
-      children.set(key, child);
-    }
-    child.observe(elapsedMs / 1000);
+    const { method } = req;
+    const { statusCode } = res;
+    duration.observe(
+      `${method} ${statusCode} ${route}`,
+      () => ({ method, route, status_code: statusCode }),
+      elapsedMs / 1000,
+    );
   };
   return { registry, observe, countRead: target => reads.inc({ target }) };
 }
