@@ -66,6 +66,8 @@ export interface Config {
   readonly streamSpoolMaxBytes: number;
   /** How long a write waits for a row lock before it answers 503 with Retry-After. */
   readonly lockTimeoutMs: number;
+  /** The largest CSV upload an import takes (413 beyond). */
+  readonly importMaxBytes: number;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); empty: none. */
   readonly databaseReplicaUrls: readonly string[];
   /** A replica further behind than this (by WAL position) gets no reads. */
@@ -319,6 +321,14 @@ const schema = Joi.object({
     .max(600000)
     .default(2000)
     .description('how long a write waits for a row lock before answering 503 with Retry-After'),
+  IMPORT_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .max(10 * 1024 * 1024 * 1024)
+    .default(104857600)
+    .description(
+      'largest CSV upload an import takes, in bytes (413 beyond); the upload streams to storage, never held whole',
+    ),
   DATABASE_REPLICA_URL: Joi.string()
     .allow('')
     .description(
@@ -468,6 +478,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamSpoolDir: v.STREAM_SPOOL_DIR || path.join(tmpdir(), 'stockroom-spool'),
     streamSpoolMaxBytes: v.STREAM_SPOOL_MAX_MB * 1024 * 1024,
     lockTimeoutMs: v.LOCK_TIMEOUT_MS,
+    importMaxBytes: v.IMPORT_MAX_BYTES,
     databaseReplicaUrls,
     replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,
     redisSentinel: redisSentinel(v.REDIS_SENTINELS, v.REDIS_SENTINEL_NAME, v.REDIS_SENTINEL_PASSWORD),

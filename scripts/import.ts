@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '../config/env.js';
 import { closeServices, openServices } from '../config/services.js';
 import { requestImport } from '../domain/imports/request-import.js';
 import { runImport } from '../domain/imports/run-import.js';
-import { MAX_IMPORT_BYTES } from '../domain/imports/import-kinds.js';
 import { AppError } from '../domain/shared/errors.js';
 import { runScript } from './run-script.js';
 
@@ -34,9 +34,11 @@ await runScript(async () => {
     console.error(USAGE);
     process.exit(values.help ? 0 : 2);
   }
-  const content = await readFile(values.file);
-  if (content.length > MAX_IMPORT_BYTES) throw new Error(`${values.file} is larger than 20 MB`);
-  const services = await openServices(loadConfig());
+  const config = loadConfig();
+  const { size } = await stat(values.file);
+  if (size > config.importMaxBytes)
+    throw new Error(`${values.file} is larger than IMPORT_MAX_BYTES (${config.importMaxBytes} bytes)`);
+  const services = await openServices(config);
   const em = services.orm.em.fork();
   const t = services.i18n.getFixedT(values.lang);
   try {
@@ -49,7 +51,7 @@ await runScript(async () => {
     if (account?.role !== 'ROLE_ADMIN') throw new Error(`${values.user} is not an ADMIN account`);
     const jobId = await requestImport(em, services.queues, {
       kind: values.products ? 'products' : 'items',
-      content,
+      content: createReadStream(values.file),
       dryRun: values['dry-run'],
       createSuppliers: values['create-suppliers'],
       language: values.lang,

@@ -3,23 +3,22 @@ import type { Request } from 'express';
 import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import { writeContext } from '../routing/write-handler.js';
-import { readUploadedFile } from '../routing/read-upload.js';
+import { uploadedFile } from '../routing/read-upload.js';
 import { presentImportStatus, importStatusSchema } from '../presenters/import-status.js';
 import { requestImport } from '../../domain/imports/request-import.js';
 import { getImportStatus } from '../../domain/imports/get-import-status.js';
 import { cancelImport } from '../../domain/imports/cancel-import.js';
-import { MAX_IMPORT_BYTES, type ImportKindName } from '../../domain/imports/import-kinds.js';
+import type { ImportKindName } from '../../domain/imports/import-kinds.js';
 
 const cancelled = {
   description: 'Cancelled',
   schema: Joi.object({ jobId: Joi.string().required(), state: Joi.string().valid('cancelled').required() }),
 };
 const accepted = { description: 'Accepted', schema: Joi.object({ jobId: Joi.string().required() }) };
-const uploadBody = {
+const uploadBody = (maxBytes: number) => ({
   contentTypes: ['text/csv', 'multipart/form-data'],
-  description:
-    'The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 20 MB',
-};
+  description: `The CSV file (UTF-8, header row, \`,\` or \`;\`), as the body or as the \`file\` part of a form; <= ${maxBytes} bytes (IMPORT_MAX_BYTES)`,
+});
 
 /** POST (202 + job id), GET (state, progress, report) and DELETE (cancel) of one kind of import. ADMIN only. */
 function importRoutes(
@@ -38,13 +37,12 @@ function importRoutes(
       tag: options.tag,
       access: 'admin',
       errorStyle,
-      request: { query: Joi.object(flags), upload: uploadBody },
+      request: { query: Joi.object(flags), upload: uploadBody(services.config.importMaxBytes) },
       responses: { 202: accepted },
       handler: async (req: Request, res, { query }) => {
-        const content = await readUploadedFile(req, MAX_IMPORT_BYTES);
         const jobId = await requestImport(req.em, services.queues, {
           kind,
-          content,
+          content: uploadedFile(req, services.config.importMaxBytes),
           dryRun: query.dryRun,
           createSuppliers: query.createSuppliers ?? false,
           language: req.language ?? 'en',

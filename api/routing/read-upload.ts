@@ -1,9 +1,14 @@
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { AppError, ValidationError } from '../../domain/shared/errors.js';
 
+const MB = 1024 * 1024;
+
 const tooLarge = (maxBytes: number) =>
-  new AppError('payload_too_large', 413, 'csv.import.too.large', { params: { max: maxBytes / 1024 / 1024 } });
+  new AppError('payload_too_large', 413, 'csv.import.too.large', {
+    params: { max: Math.round((maxBytes / MB) * 100) / 100 },
+  });
 
 /** Bodies taken as the file itself (a CSV sent as is). */
 const RAW_TYPES = [
@@ -17,90 +22,114 @@ const RAW_TYPES = [
 /** A body that breaks off, or a form busboy cannot parse: 400, never an unhandled stream error. */
 const malformed = () => new ValidationError('csv.import.upload.malformed');
 
-/**
- * Listens on the request itself: a client that aborts mid-body ends the read with `malformed` (the promise
- * settles once, whichever of error/close comes first).
- */
-function onAborted(req: Request, fail: (error: Error) => void): void {
-  req.once('error', () => fail(malformed()));
-  req.once('close', () => {
-    if (!req.complete) fail(malformed());
-  });
-}
+/** The chunks of `stream` with backpressure; leaving early (an error) does not destroy it (see `drain`). */
+const chunksOf = (stream: Readable): AsyncIterable<Buffer> => stream.iterator({ destroyOnReturn: false });
 
-function readRaw(req: Request, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
+/** Lets the rest of a refused body drain, so the error answer can be sent on the same connection. */
+const drain = (req: Request) => {
+  req.unpipe();
+  req.resume();
+};
+
+async function* rawFile(req: Request, maxBytes: number): AsyncGenerator<Buffer> {
+  let size = 0;
+  let read = false;
+  try {
+    for await (const chunk of chunksOf(req)) {
       size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge(maxBytes));
-      } else chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    onAborted(req, reject);
-  });
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      yield chunk;
+    }
+    read = req.complete;
+  } catch (error) {
+    throw error instanceof AppError ? error : malformed();
+  } finally {
+    // Refused, broken off, or given up by the reader (storage failed): the rest is not read.
+    if (!read) drain(req);
+  }
+  if (!read) throw malformed();
 }
 
-function readMultipartFile(req: Request, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes, files: 1 } });
-    } catch {
-      reject(malformed());
-      return;
-    }
-    let file: Buffer | undefined;
-    let failure: Error | undefined;
-    let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
-      // Stop feeding the parser and let the rest of the body drain, so the error answer can be sent.
-      req.unpipe(parser);
-      req.resume();
-      reject(error);
-    };
-    parser.on('file', (field, stream) => {
-      // busboy emits the parser's error on the open file stream too (a form that ends mid-part).
-      stream.on('error', () => fail(malformed()));
-      if (field !== 'file') {
-        stream.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => (failure = tooLarge(maxBytes)));
-      stream.on('end', () => (file = Buffer.concat(chunks)));
-    });
-    parser.on('error', () => fail(malformed()));
-    parser.on('close', () => {
-      if (failure) fail(failure);
-      else if (!file) fail(new ValidationError('csv.import.file.required'));
-      else if (!settled) {
-        settled = true;
-        resolve(file);
-      }
-    });
-    onAborted(req, fail);
-    req.pipe(parser);
+/** The busboy parser's progress: the `file` part's stream once it starts, and the end of the form. */
+interface Form {
+  file: Promise<Readable | undefined>;
+  closed: Promise<void>;
+  failed: () => Error | undefined;
+}
+
+function parseForm(req: Request, maxBytes: number): Form {
+  let parser: busboy.Busboy;
+  try {
+    // busboy marks a file truncated once it reaches `fileSize`: one byte more than a file may have.
+    parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes + 1, files: 1 } });
+  } catch {
+    const failure = Promise.reject(malformed());
+    failure.catch(() => undefined);
+    return { file: Promise.resolve(undefined), closed: failure, failed: () => malformed() };
+  }
+  let failure: Error | undefined;
+  let part: Readable | undefined;
+  let settleFile: (file: Readable | undefined) => void = () => undefined;
+  const file = new Promise<Readable | undefined>(resolve => (settleFile = resolve));
+  let failClosed: (error: Error) => void = () => undefined;
+  const closed = new Promise<void>((resolve, reject) => {
+    parser.once('close', resolve);
+    failClosed = reject;
   });
+  closed.catch(() => undefined);
+  const fail = () => {
+    failure ??= malformed();
+    part?.destroy(failure);
+    failClosed(failure);
+    settleFile(undefined);
+  };
+  parser.on('file', (field, stream) => {
+    // busboy emits the parser's error on the open file stream too (a form that ends mid-part).
+    stream.on('error', fail);
+    if (field !== 'file') stream.resume();
+    else settleFile((part = stream));
+  });
+  parser.on('error', fail);
+  parser.once('close', () => settleFile(undefined));
+  // A client that aborts mid-body: the read ends with `malformed`.
+  req.once('error', fail);
+  req.once('close', () => {
+    if (!req.complete) fail();
+  });
+  req.pipe(parser);
+  return { file, closed, failed: () => failure };
+}
+
+async function* multipartFile(req: Request, maxBytes: number): AsyncGenerator<Buffer> {
+  const form = parseForm(req, maxBytes);
+  let read = false;
+  try {
+    const part = await form.file;
+    if (part) {
+      for await (const chunk of chunksOf(part)) yield chunk;
+      if ((part as Readable & { truncated?: boolean }).truncated) throw tooLarge(maxBytes);
+    }
+    await form.closed;
+    read = true;
+    if (!part) throw new ValidationError('csv.import.file.required');
+  } catch (error) {
+    throw error instanceof AppError ? error : (form.failed() ?? malformed());
+  } finally {
+    if (!read) drain(req);
+  }
 }
 
 /**
- * The uploaded file of an import: a CSV body as is, or the `file` part of a multipart form. Larger than
- * `maxBytes`: 413 without reading the rest into memory; a body that breaks off or a malformed form: 400; any
- * other content type: 415.
+ * The uploaded file of an import, read as it arrives (never held whole): a CSV body as is, or the `file` part
+ * of a multipart form. Any other content type, or a declared length beyond `maxBytes`: 415 or 413 at once.
+ * While it is read: more than `maxBytes` is 413 (the rest of the body is drained, not kept); a body that breaks
+ * off or a malformed form is 400.
  */
-export async function readUploadedFile(req: Request, maxBytes: number): Promise<Buffer> {
+export function uploadedFile(req: Request, maxBytes: number): AsyncIterable<Buffer> {
   const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   const declared = Number(req.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
-  if (type === 'multipart/form-data') return readMultipartFile(req, maxBytes);
-  if (RAW_TYPES.includes(type)) return readRaw(req, maxBytes);
+  if (type === 'multipart/form-data') return multipartFile(req, maxBytes);
+  if (RAW_TYPES.includes(type)) return rawFile(req, maxBytes);
   throw new AppError('bad_request', 415, 'csv.import.content.type');
 }

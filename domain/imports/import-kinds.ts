@@ -18,6 +18,3 @@ export const newImportJobId = (): string => `import-${randomBytes(18).toString('
 
 /** Whether `jobId` can be a job id at all (anything else is unknown without asking the database). */
 export const isImportJobId = (jobId: string): boolean => /^import-[A-Za-z0-9_-]{1,64}$/.test(jobId);
-
-/** Files larger than this are refused (413) before anything is stored. */
-export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;

@@ -1,22 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { nativePool } from '../shared/native-transaction.js';
 
-/** Bytes of the stored file read at once (on the pool: the import's own connection is busy copying). */
-const CHUNK_BYTES = 1024 * 1024;
+/** Bytes of a stored part of a file (`csv_import_part`); the last part of a file may be shorter. */
+export const PART_BYTES = 1024 * 1024;
 
-/** The slice of import `id`'s stored file that starts at byte `at` (0-based). */
-export async function readChunk(em: EntityManager, id: string, at: number): Promise<Buffer> {
-  // Straight on the driver: bytea slices need none of the ORM's result handling.
+/** Part `seq` (0-based) of import `id`'s stored file (on the pool: the import's own connection is busy copying). */
+export async function readPart(em: EntityManager, id: string, seq: number): Promise<Buffer> {
+  // Straight on the driver: bytea parts need none of the ORM's result handling.
   const result = await (
     await nativePool(em)
-  ).query<{ part: Buffer }>(
-    'select substring(content from $1 for $2) as part from csv_import where id = $3',
-    [at + 1, CHUNK_BYTES, id],
-  );
-  return result.rows[0].part;
+  ).query<{ bytes: Buffer }>('select bytes from csv_import_part where import_id = $1 and seq = $2', [
+    id,
+    seq,
+  ]);
+  return result.rows[0]?.bytes ?? Buffer.alloc(0);
 }
 
-/** The stored file in chunks, so an upload at the size limit is never held whole (nor as the hex text of its bytea). */
+/** The stored file part by part (`first` already read), so an upload at the size limit is never held whole. */
 export async function* storedFile(
   em: EntityManager,
   id: string,
@@ -24,5 +24,5 @@ export async function* storedFile(
   size: number,
 ): AsyncGenerator<Buffer> {
   yield first;
-  for (let at = CHUNK_BYTES; at < size; at += CHUNK_BYTES) yield readChunk(em, id, at);
+  for (let seq = 1; seq * PART_BYTES < size; seq++) yield readPart(em, id, seq);
 }

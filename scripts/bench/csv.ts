@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../../config/env.js';
@@ -16,15 +17,19 @@ import { runScript } from '../run-script.js';
 /**
  * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
  * their own so that each process's RSS is its own: export of 10^6 history rows as CSV and as the unpaged
- * JSON list (rows/s, idle and peak RSS; BENCH_CSV_HISTORY_ROWS=0 skips it), then imports of items at 10^4,
- * 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): dry runs of new items, real runs of them, and
- * real runs that count every one of them anew (updates), each with rows/s, the time spent applying and the
- * worker's peak RSS. Before a real run the consumers drain the
+ * JSON list (rows/s, idle and peak RSS; BENCH_CSV_HISTORY_ROWS=0 skips it), then the web process's RSS while it
+ * receives an upload just under IMPORT_MAX_BYTES (streamed from here, cancelled once stored), then imports of
+ * items with all six columns as users write them (name, sku, quantity, price, supplier, minimum; ~57 bytes a
+ * row) at 10^4, 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): dry runs of new items, real runs
+ * of them, and real runs that count every one of them anew (updates), each with rows/s, the time spent
+ * applying and the worker's peak RSS. Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
  * `npm run bench:csv`, or standalone `npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
  */
 const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
 const IMPORT_SIZES = (process.env.BENCH_CSV_IMPORT_ROWS ?? '10000,100000,1000000').split(',').map(Number);
+/** The upload whose web RSS is measured: just under the default IMPORT_MAX_BYTES (0 skips it). */
+const UPLOAD_BYTES = Number(process.env.BENCH_CSV_UPLOAD_BYTES ?? 104857600 - 1024);
 const DRAIN_SECONDS = Number(process.env.BENCH_CSV_DRAIN_SECONDS ?? 300);
 const DATABASE_URL = `${process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench'}_csv`;
 const JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
@@ -120,7 +125,7 @@ async function drain(url: string, auth: string): Promise<{ bytes: number; lines:
   return { bytes, lines };
 }
 
-async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
+async function prepareDatabase(): Promise<{ auth: string }> {
   await createDatabases(DATABASE_URL);
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
@@ -134,9 +139,10 @@ async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
       `insert into app_user (username, email, password_hash, full_name, role) values ('bench-admin', 'bench@example.test', ?, 'Bench', 'ROLE_ADMIN')`,
       [await hashPassword('bench-password')],
     );
-    // A one-letter supplier keeps a row of the 10^6-row file at about 14 bytes (the upload limit is 20 MB).
-    const supplier = 'S';
-    await em.execute(`insert into supplier (name, created_by) values (?, 'bench')`, [supplier]);
+    await em.execute(
+      `insert into supplier (name, created_by) select 'Supplier ' || n, 'bench' from generate_series(0, ?) n`,
+      [SUPPLIERS - 1],
+    );
     const started = Date.now();
     if (HISTORY_ROWS > 0)
       await em.execute(
@@ -149,7 +155,7 @@ async function prepareDatabase(): Promise<{ auth: string; supplier: string }> {
       );
     console.log(`loaded ${HISTORY_ROWS} history rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const token = await issueToken({ sub: 'bench-admin', role: 'ROLE_ADMIN' }, JWT_SECRET, 3600);
-    return { auth: `Bearer ${token}`, supplier };
+    return { auth: `Bearer ${token}` };
   } finally {
     await closeServices(services);
   }
@@ -203,19 +209,75 @@ async function drainOutbox(): Promise<number> {
   return (Date.now() - started) / 1000;
 }
 
+const SUPPLIERS = 20;
+const COLOURS = ['red', 'green', 'blue', 'black', 'white', 'yellow', 'grey', 'orange'];
+
 /**
- * A file of `rows` items (names unique per size): about 14 bytes a row. `shift` changes every quantity, so a
- * file imported again with another shift counts every item anew (an update and an event per row).
+ * A file of `rows` items as users write them (names and skus unique per size; all six columns): about 57 bytes
+ * a row. `shift` changes every quantity, so a file imported again with another shift counts every item anew
+ * (an update and an event per row).
  */
-function importFile(rows: number, supplier: string, shift = 0): Buffer {
+function importFile(rows: number, shift = 0): Buffer {
   const tag = String.fromCharCode(97 + Math.round(Math.log10(rows)));
-  const lines = ['name,quantity,price,supplierName'];
+  const lines = ['name,sku,quantity,price,supplierName,minimumQuantity'];
   for (let i = 0; i < rows; i++)
-    lines.push(`${tag}${i},${((i + shift) % 500) + 1},${(i % 97) + 1},${supplier}`);
+    lines.push(
+      `Item ${tag}${i} ${COLOURS[i % COLOURS.length]} steel,${tag.toUpperCase()}-${String(i).padStart(8, '0')},` +
+        `${((i + shift) % 500) + 1},${(i % 97) + 1}.${String(i % 100).padStart(2, '0')},` +
+        `Supplier ${i % SUPPLIERS},${i % 25}`,
+    );
   return Buffer.from(lines.join('\n') + '\n');
 }
 
-async function benchImports(base: string, auth: string, supplier: string, worker: ChildProcess) {
+/** `bytes` of CSV lines (a header and rows of about 100 bytes), made as the upload asks for them. */
+async function* generatedUpload(bytes: number): AsyncGenerator<Buffer> {
+  const header = 'name,quantity,price,supplierName\n';
+  yield Buffer.from(header);
+  let sent = header.length;
+  for (let block = 0; sent < bytes; block++) {
+    const lines: string[] = [];
+    for (let i = 0; i < 1000; i++) lines.push(`Upload ${block}-${i} ${'x'.repeat(70)},1,1.00,Supplier 0\n`);
+    const chunk = Buffer.from(lines.join('')).subarray(0, bytes - sent);
+    sent += chunk.length;
+    yield chunk;
+  }
+}
+
+/**
+ * The web process's RSS while it receives an upload of `bytes` (streamed from here, never held whole); the
+ * import is cancelled once stored.
+ */
+async function benchUpload(base: string, auth: string, web: ChildProcess, bytes: number) {
+  const idle = rssMb(web.pid!);
+  const started = Date.now();
+  const { result, peak } = await peakRss(web.pid!, async () => {
+    const post = await fetch(`${base}/api/inventory/import?dryRun=true`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'text/csv', 'Content-Length': String(bytes) },
+      body: Readable.toWeb(Readable.from(generatedUpload(bytes))) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    return { status: post.status, body: (await post.json()) as { jobId?: string } };
+  });
+  const seconds = (Date.now() - started) / 1000;
+  if (result.body.jobId)
+    await fetch(`${base}/api/inventory/import/${result.body.jobId}`, {
+      method: 'DELETE',
+      headers: { Authorization: auth },
+    });
+  printTable('Upload of a file just under IMPORT_MAX_BYTES to the web process (POST to 202)', [
+    {
+      MB: (bytes / 1024 / 1024).toFixed(1),
+      status: result.status,
+      seconds: seconds.toFixed(1),
+      'web idle RSS MB': idle.toFixed(0),
+      'web peak RSS MB': peak.toFixed(0),
+      'growth MB': (peak - idle).toFixed(0),
+    },
+  ]);
+}
+
+async function benchImports(base: string, auth: string, worker: ChildProcess) {
   const imports: Record<string, string | number>[] = [];
   const runs = [
     ['dry run', 'new items', true, 0],
@@ -224,7 +286,7 @@ async function benchImports(base: string, auth: string, supplier: string, worker
   ] as const;
   for (const [label, what, dryRun, shift] of runs)
     for (const rows of IMPORT_SIZES) {
-      const file = importFile(rows, supplier, shift);
+      const file = importFile(rows, shift);
       const drained = dryRun ? 0 : await drainOutbox();
       const idle = rssMb(worker.pid!);
       const { result, peak } = await peakRss(worker.pid!, () => timedImport(base, auth, file, dryRun));
@@ -247,7 +309,7 @@ async function benchImports(base: string, auth: string, supplier: string, worker
 }
 
 export async function benchCsv(): Promise<void> {
-  const { auth, supplier } = await prepareDatabase();
+  const { auth } = await prepareDatabase();
   const port = await freePort();
   const web = await startRole('--web', port, 'Stockroom API listening');
   const worker = await startRole('--worker', 0, 'workers started');
@@ -278,7 +340,8 @@ export async function benchCsv(): Promise<void> {
       printTable('Streaming 10^6 history rows from the web process (own child process)', rows);
     }
 
-    await benchImports(base, auth, supplier, worker);
+    if (UPLOAD_BYTES > 0) await benchUpload(base, auth, web, UPLOAD_BYTES);
+    await benchImports(base, auth, worker);
   } finally {
     web.kill('SIGTERM');
     worker.kill('SIGTERM');
