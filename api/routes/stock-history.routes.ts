@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
-import { defineRoutes } from '../routing/route-definition.js';
+import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import type { SqlPart } from '../../domain/shared/sql.js';
 import { searchPageSchema, springPageSchema } from '../presenters/page.js';
 import {
@@ -61,6 +61,34 @@ export const stockHistoryRoutes = (services: Services) => {
     else
       await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req, res)));
   };
+  /** H2/H3: the entries whose one path parameter (the item id, the reason) matches, paged or streamed. */
+  const entriesOfOne = (
+    path: string,
+    summary: string,
+    params: Joi.ObjectSchema,
+    page: typeof pageItemHistory,
+    rows: (value: string) => SqlPart,
+  ): RouteDefinition => {
+    const name = path.slice(path.lastIndexOf(':') + 1);
+    return {
+      method: 'get',
+      path,
+      summary,
+      tag: TAG,
+      access: 'auth',
+      stream: 'counted',
+      request: { params, query: listHistoryQuery },
+      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
+      handler: (req, res, input) =>
+        pageOrStream(
+          req,
+          res,
+          input.query,
+          () => page(req.em, input.params[name], input.query, key),
+          () => rows(input.params[name]),
+        ),
+    };
+  };
   return defineRoutes([
     {
       method: 'get',
@@ -86,42 +114,20 @@ export const stockHistoryRoutes = (services: Services) => {
       },
       handler: async (req, res, { query }) => sendPage(req, res, await searchHistory(req.em, query, key)),
     },
-    {
-      method: 'get',
-      path: '/api/stock-history/item/:itemId',
-      summary: 'H2: entries of one item, newest first (streamed; Spring-style page when `size` is given)',
-      tag: TAG,
-      access: 'auth',
-      stream: 'counted',
-      request: { params: historyItemParams, query: listHistoryQuery },
-      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
-      handler: (req, res, { params, query }) =>
-        pageOrStream(
-          req,
-          res,
-          query,
-          () => pageItemHistory(req.em, params.itemId, query, key),
-          () => itemHistoryQuery(params.itemId),
-        ),
-    },
-    {
-      method: 'get',
-      path: '/api/stock-history/reason/:reason',
-      summary: 'H3: entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
-      tag: TAG,
-      access: 'auth',
-      stream: 'counted',
-      request: { params: historyReasonParams, query: listHistoryQuery },
-      responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
-      handler: (req, res, { params, query }) =>
-        pageOrStream(
-          req,
-          res,
-          query,
-          () => pageReasonHistory(req.em, params.reason, query, key),
-          () => reasonHistoryQuery(params.reason),
-        ),
-    },
+    entriesOfOne(
+      '/api/stock-history/item/:itemId',
+      'H2: entries of one item, newest first (streamed; Spring-style page when `size` is given)',
+      historyItemParams,
+      pageItemHistory,
+      itemHistoryQuery,
+    ),
+    entriesOfOne(
+      '/api/stock-history/reason/:reason',
+      'H3: entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
+      historyReasonParams,
+      pageReasonHistory,
+      reasonHistoryQuery,
+    ),
     {
       method: 'get',
       path: '/api/stock-history/:id',

@@ -100,7 +100,8 @@ export const searchItemsQuery = Joi.object({
 /** I11 query. */
 export const listItemsPageQuery = Joi.object({ ...pagingQuery });
 
-const itemView = Joi.object({
+/** The fields of the InventoryItem record (the as-of read shows the state part of them: ledger.schemas.ts). */
+export const ITEM_VIEW_FIELDS = {
   id: Joi.string().required(),
   name: Joi.string().required(),
   sku: Joi.string().allow(null).required(),
@@ -117,5 +118,6 @@ const itemView = Joi.object({
   createdAt: Joi.string().isoDate().required(),
   updatedAt: Joi.string().isoDate().required(),
   version: Joi.number().integer().required(),
-});
-export const itemViewSchema = itemView;
+};
+
+export const itemViewSchema = Joi.object(ITEM_VIEW_FIELDS);

@@ -1,23 +1,12 @@
 import { ValidationError } from '../shared/errors.js';
 import { isUuid } from '../shared/sql.js';
-import { numericToNumber } from '../shared/money.js';
 import { dbQuery, type Db } from '../shared/pool-query.js';
 import { parseDateParam } from '../analytics/date-params.js';
 import { itemNotFound } from './item-errors.js';
+import { toItemState, type ItemState, type ItemStateRow } from './item.view.js';
 
-export interface ItemAsOfView {
-  id: string;
-  name: string;
-  sku: string | null;
-  quantity: number;
-  price: number;
-  totalValue: number;
-  supplierId: string;
-  supplierName: string | null;
-  minimumQuantity: number;
-  reorderPoint: number | null;
-  orderUpToQuantity: number | null;
-  version: number;
+/** The item as it was at an instant (its supplier may have been deleted since). */
+export interface ItemAsOfView extends ItemState<string | null> {
   asOf: string;
 }
 
@@ -46,34 +35,10 @@ select c.kind, c.name, c.sku, c.quantity, c.price::text as price, (c.quantity * 
 export async function itemAsOf(db: Db, id: string, asOf: string): Promise<ItemAsOfView> {
   const at = asOfInstant(asOf);
   if (!isUuid(id)) throw itemNotFound();
-  const [row] = await dbQuery<{
-    kind: string;
-    name: string;
-    sku: string | null;
-    quantity: number;
-    price: string;
-    total_value: string;
-    supplier_id: string;
-    supplier_name: string | null;
-    minimum_quantity: number;
-    reorder_point: number | null;
-    order_up_to_quantity: number | null;
-    version: number;
-  }>(db, ITEM_AS_OF_SQL, [id, at.toISOString()]);
-  if (!row || row.kind === 'deleted') throw itemNotFound();
-  return {
+  const [row] = await dbQuery<ItemStateRow<string | null> & { kind: string }>(db, ITEM_AS_OF_SQL, [
     id,
-    name: row.name,
-    sku: row.sku,
-    quantity: Number(row.quantity),
-    price: numericToNumber(row.price),
-    totalValue: numericToNumber(row.total_value),
-    supplierId: row.supplier_id,
-    supplierName: row.supplier_name,
-    minimumQuantity: Number(row.minimum_quantity),
-    reorderPoint: row.reorder_point,
-    orderUpToQuantity: row.order_up_to_quantity,
-    version: Number(row.version),
-    asOf: at.toISOString(),
-  };
+    at.toISOString(),
+  ]);
+  if (!row || row.kind === 'deleted') throw itemNotFound();
+  return { ...toItemState(id, row), asOf: at.toISOString() };
 }

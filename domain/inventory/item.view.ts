@@ -1,8 +1,8 @@
 import { isoSql } from '../shared/sql.js';
 import { numericToNumber } from '../shared/money.js';
 
-/** The InventoryItem record of the contract. */
-export interface ItemView {
+/** An item's own state: what the API shows of it now and as of a past instant (item-as-of.ts). */
+export interface ItemState<SupplierName extends string | null = string> {
   id: string;
   name: string;
   sku: string | null;
@@ -10,17 +10,22 @@ export interface ItemView {
   price: number;
   totalValue: number;
   supplierId: string;
-  supplierName: string;
+  /** null only as of an instant whose supplier has since been deleted. */
+  supplierName: SupplierName;
   minimumQuantity: number;
-  /** What ORDERED and PARTIALLY_RECEIVED orders still bring (read-only). */
-  onOrderQuantity: number;
   /** Own replenishment levels; null = computed. */
   reorderPoint: number | null;
   orderUpToQuantity: number | null;
+  version: number;
+}
+
+/** The InventoryItem record of the contract. */
+export interface ItemView extends ItemState {
+  /** What ORDERED and PARTIALLY_RECEIVED orders still bring (read-only). */
+  onOrderQuantity: number;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
-  version: number;
 }
 
 /** Raw row of ITEM_COLUMNS (numeric as text, timestamps already ISO). */
@@ -50,9 +55,27 @@ export const ITEM_COLUMNS = `i.id, i.name, i.sku, i.quantity, i.price::text as p
 
 export const ITEM_FROM = 'inventory_item i join supplier s on s.id = i.supplier_id';
 
-export function toItemView(row: ItemRow): ItemView {
+/** The row columns of an item's state (numeric as text). */
+export type ItemStateRow<SupplierName extends string | null = string> = Pick<
+  ItemRow,
+  | 'name'
+  | 'sku'
+  | 'quantity'
+  | 'price'
+  | 'total_value'
+  | 'supplier_id'
+  | 'minimum_quantity'
+  | 'reorder_point'
+  | 'order_up_to_quantity'
+  | 'version'
+> & { supplier_name: SupplierName };
+
+export function toItemState<SupplierName extends string | null>(
+  id: string,
+  row: ItemStateRow<SupplierName>,
+): ItemState<SupplierName> {
   return {
-    id: row.id,
+    id,
     name: row.name,
     sku: row.sku,
     quantity: Number(row.quantity),
@@ -61,12 +84,23 @@ export function toItemView(row: ItemRow): ItemView {
     supplierId: row.supplier_id,
     supplierName: row.supplier_name,
     minimumQuantity: Number(row.minimum_quantity),
-    onOrderQuantity: Number(row.on_order_quantity),
     reorderPoint: row.reorder_point === null ? null : Number(row.reorder_point),
     orderUpToQuantity: row.order_up_to_quantity === null ? null : Number(row.order_up_to_quantity),
+    version: Number(row.version),
+  };
+}
+
+/** The item's state and what only its present has, in the contract's order of fields. */
+export function toItemView(row: ItemRow): ItemView {
+  const { reorderPoint, orderUpToQuantity, version, ...head } = toItemState(row.id, row);
+  return {
+    ...head,
+    onOrderQuantity: Number(row.on_order_quantity),
+    reorderPoint,
+    orderUpToQuantity,
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    version: Number(row.version),
+    version,
   };
 }

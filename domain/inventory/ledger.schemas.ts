@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { integer } from '../shared/joi-extras.js';
 import { dateParam, uuidParam } from '../analytics/analytics.schemas.js';
+import { ITEM_VIEW_FIELDS } from './inventory.schemas.js';
 
 /** GET /api/inventory/changes query: an opaque cursor and a page bound. */
 export const itemChangesQuery = Joi.object({
@@ -36,19 +37,18 @@ export const itemAsOfQuery = Joi.object({ asOf });
 /** GET /api/inventory/value query. */
 export const inventoryValueQuery = Joi.object({ asOf: asOf.required(), supplierId: uuidParam });
 
+/** The item view's fields without what only the present has, and the instant. */
+const {
+  onOrderQuantity: _onOrder,
+  createdBy: _by,
+  createdAt: _at,
+  updatedAt: _updated,
+  ...ITEM_STATE_FIELDS
+} = ITEM_VIEW_FIELDS;
+
 export const itemAsOfSchema = Joi.object({
-  id: Joi.string().required(),
-  name: Joi.string().required(),
-  sku: Joi.string().allow(null).required(),
-  quantity: Joi.number().integer().required(),
-  price: Joi.number().required(),
-  totalValue: Joi.number().required(),
-  supplierId: Joi.string().required(),
+  ...ITEM_STATE_FIELDS,
   supplierName: Joi.string().allow(null).required(),
-  minimumQuantity: Joi.number().integer().required(),
-  reorderPoint: Joi.number().integer().allow(null).required(),
-  orderUpToQuantity: Joi.number().integer().allow(null).required(),
-  version: Joi.number().integer().required(),
   asOf: Joi.string().isoDate().required(),
 });
 

@@ -1,30 +1,18 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { api, testApp } from '../setup/hooks.js';
-import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
-import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { inventorySuite } from '../support/inventory-suite.js';
 
 describe('Inventory items (I1-I11)', () => {
-  let admin: TestUser;
-  let user: TestUser;
-  let supplierId: string;
-  let workers: RunningWorkers;
-
-  before(async () => {
-    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
-    user = await createUser(testApp().services, 'ROLE_USER');
-    supplierId = (await newSupplier(api(), admin.auth)).id;
-    workers = startWorkers(testApp().services, { clock: false });
-  });
-  after(async () => workers.close());
+  const fx = inventorySuite();
 
   const history = async (itemId: string) => {
     await waitForHistorySettled(testApp().services);
     const res = await api()
       .get(`/api/stock-history/item/${itemId}`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .expect(200);
     return res.body as {
       reason: string;
@@ -42,12 +30,12 @@ describe('Inventory items (I1-I11)', () => {
     it('When an admin creates an item, then 201 with Location, ETag, computed fields and an INITIAL_STOCK entry', async () => {
       const res = await api()
         .post('/api/inventory')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .send({
           name: '  Widget A1  ',
           quantity: 5,
           price: 1.25,
-          supplierId,
+          supplierId: fx.supplierId,
           sku: 'W-A1',
           createdBy: 'mallory',
           notes: 'x',
@@ -64,8 +52,8 @@ describe('Inventory items (I1-I11)', () => {
         minimumQuantity: 0,
         version: 1,
       });
-      expect(res.body.createdBy).to.equal(`${admin.username}@example.test`);
-      expect(res.body.supplierId).to.equal(supplierId);
+      expect(res.body.createdBy).to.equal(`${fx.admin.username}@example.test`);
+      expect(res.body.supplierId).to.equal(fx.supplierId);
       const entries = await history(res.body.id);
       expect(entries).to.have.length(1);
       expect(entries[0]).to.include({
@@ -79,7 +67,7 @@ describe('Inventory items (I1-I11)', () => {
     });
 
     it('When the quantity is 0, then no history entry is written', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 0 });
       expect(await history(item.id)).to.deep.equal([]);
     });
 
@@ -98,8 +86,8 @@ describe('Inventory items (I1-I11)', () => {
       for (const [override, field, message] of cases) {
         const res = await api()
           .post('/api/inventory')
-          .set('Authorization', admin.auth)
-          .send({ name: 'Valid name', quantity: 1, price: 1, supplierId, ...override })
+          .set('Authorization', fx.admin.auth)
+          .send({ name: 'Valid name', quantity: 1, price: 1, supplierId: fx.supplierId, ...override })
           .expect(400);
         expect(res.body.error).to.equal('bad_request');
         expect(res.body.fieldErrors[field], JSON.stringify(res.body)).to.equal(message);
@@ -107,10 +95,10 @@ describe('Inventory items (I1-I11)', () => {
     });
 
     it('When the name or sku exists (any case), then 409 DUPLICATE_RESOURCE before the supplier is checked', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { sku: 'DUP-SKU-1' });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { sku: 'DUP-SKU-1' });
       const byName = await api()
         .post('/api/inventory')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .send({
           name: item.name.toUpperCase(),
           quantity: 1,
@@ -124,13 +112,13 @@ describe('Inventory items (I1-I11)', () => {
       });
       const bySku = await api()
         .post('/api/inventory')
-        .set('Authorization', admin.auth)
-        .send({ name: 'Other name 1', sku: 'dup-sku-1', quantity: 1, price: 1, supplierId })
+        .set('Authorization', fx.admin.auth)
+        .send({ name: 'Other name 1', sku: 'dup-sku-1', quantity: 1, price: 1, supplierId: fx.supplierId })
         .expect(409);
       expect(bySku.body.error).to.equal('DUPLICATE_RESOURCE');
       const noSupplier = await api()
         .post('/api/inventory')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .send({
           name: 'Other name 2',
           quantity: 1,
@@ -142,30 +130,33 @@ describe('Inventory items (I1-I11)', () => {
     });
 
     it('When anonymous or a USER creates, then 401 / 403', async () => {
-      await api().post('/api/inventory').send({ name: 'n', quantity: 1, price: 1, supplierId }).expect(401);
       await api()
         .post('/api/inventory')
-        .set('Authorization', user.auth)
-        .send({ name: 'n', quantity: 1, price: 1, supplierId })
+        .send({ name: 'n', quantity: 1, price: 1, supplierId: fx.supplierId })
+        .expect(401);
+      await api()
+        .post('/api/inventory')
+        .set('Authorization', fx.user.auth)
+        .send({ name: 'n', quantity: 1, price: 1, supplierId: fx.supplierId })
         .expect(403);
     });
   });
 
   describe('I1, I3, I6 reads', () => {
     it('When reading, then list, one item with ETag, count; unknown ids are 404; anonymous is 401', async () => {
-      const item = await newItem(api(), admin.auth, supplierId);
-      const list = await api().get('/api/inventory').set('Authorization', user.auth).expect(200);
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId);
+      const list = await api().get('/api/inventory').set('Authorization', fx.user.auth).expect(200);
       expect(list.body.map((i: { id: string }) => i.id)).to.include(item.id);
-      const one = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+      const one = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
       expect(one.headers.etag).to.equal('"1"');
       expect(one.body).to.deep.equal(item);
-      const count = await api().get('/api/inventory/count').set('Authorization', user.auth).expect(200);
+      const count = await api().get('/api/inventory/count').set('Authorization', fx.user.auth).expect(200);
       expect(count.body).to.equal(list.body.length);
       await api()
         .get('/api/inventory/00000000-0000-4000-8000-000000000000')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(404);
-      const bad = await api().get('/api/inventory/not-a-uuid').set('Authorization', user.auth).expect(404);
+      const bad = await api().get('/api/inventory/not-a-uuid').set('Authorization', fx.user.auth).expect(404);
       expect(bad.body.message).to.equal('Inventory item not found');
       await api().get('/api/inventory').expect(401);
       await api().get(`/api/inventory/${item.id}`).expect(401);
@@ -174,12 +165,19 @@ describe('Inventory items (I1-I11)', () => {
 
   describe('I4 update', () => {
     it('When quantity and price change, then PRICE_CHANGE and MANUAL_ADJUSTMENT entries; body id ignored', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 10, price: 2 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 10, price: 2 });
       const res = await api()
         .put(`/api/inventory/${item.id}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .set('If-Match', '"1"')
-        .send({ id: 'other', name: item.name, quantity: 7, price: 3.5, supplierId, minimumQuantity: 2 })
+        .send({
+          id: 'other',
+          name: item.name,
+          quantity: 7,
+          price: 3.5,
+          supplierId: fx.supplierId,
+          minimumQuantity: 2,
+        })
         .expect(200);
       expect(res.body).to.include({
         id: item.id,
@@ -201,26 +199,26 @@ describe('Inventory items (I1-I11)', () => {
     });
 
     it('When the item is missing, If-Match is stale or the body invalid, then 404 / 412 / 400', async () => {
-      const item = await newItem(api(), admin.auth, supplierId);
-      const body = { name: item.name, quantity: 1, price: 1, supplierId };
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId);
+      const body = { name: item.name, quantity: 1, price: 1, supplierId: fx.supplierId };
       await api()
         .put('/api/inventory/00000000-0000-4000-8000-000000000000')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .send(body)
         .expect(404);
       const stale = await api()
         .put(`/api/inventory/${item.id}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .set('If-Match', '"9"')
         .send(body)
         .expect(412);
       expect(stale.body.error).to.equal('precondition_failed');
       await api()
         .put(`/api/inventory/${item.id}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .send({ ...body, price: undefined })
         .expect(400);
-      await api().put(`/api/inventory/${item.id}`).set('Authorization', user.auth).send(body).expect(403);
+      await api().put(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).send(body).expect(403);
     });
   });
 
@@ -228,35 +226,35 @@ describe('Inventory items (I1-I11)', () => {
     it('When deleting, then 404 -> 409 with stock -> 400 bad reason -> 204 with a history entry that survives', async () => {
       await api()
         .delete('/api/inventory/00000000-0000-4000-8000-000000000000?reason=LOST')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(404);
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 2 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 2 });
       const conflict = await api()
         .delete(`/api/inventory/${item.id}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(409);
       expect(conflict.body.message).to.equal(
         'Stock must first be removed by changing the quantity before the item can be deleted',
       );
       await api()
         .patch(`/api/inventory/${item.id}/quantity?delta=-2&reason=SOLD`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       const bad = await api()
         .delete(`/api/inventory/${item.id}?reason=SALE`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(400);
       expect(bad.body.message).to.equal('Invalid reason for deletion');
-      await api().delete(`/api/inventory/${item.id}`).set('Authorization', admin.auth).expect(400);
+      await api().delete(`/api/inventory/${item.id}`).set('Authorization', fx.admin.auth).expect(400);
       await api()
         .delete(`/api/inventory/${item.id}?reason=SCRAPPED`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(403);
       await api()
         .delete(`/api/inventory/${item.id}?reason=SCRAPPED`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(204);
-      await api().get(`/api/inventory/${item.id}`).set('Authorization', admin.auth).expect(404);
+      await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.admin.auth).expect(404);
       const entries = await history(item.id);
       expect(entries.map(e => [e.reason, e.change, e.quantityAfter])).to.deep.equal([
         ['SCRAPPED', 0, 0],
@@ -279,40 +277,40 @@ describe('Inventory items (I1-I11)', () => {
       ])
         await api()
           .patch(`/api/inventory/${missing}/quantity?${q}`)
-          .set('Authorization', user.auth)
+          .set('Authorization', fx.user.auth)
           .expect(400);
       await api()
         .patch(`/api/inventory/${missing}/quantity?delta=1&reason=SALE`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(404);
     });
 
     it('When adjusting, then 412 on a stale expectation, 422 below zero (nothing saved), aliases normalised', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 3 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 3 });
       const url = `/api/inventory/${item.id}/quantity`;
       await api()
         .patch(`${url}?delta=-1&reason=SALE&expectedQuantity=2`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(412);
       await api()
         .patch(`${url}?delta=-1&reason=SALE`)
         .set('If-Match', '"7"')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(412);
       const negative = await api()
         .patch(`${url}?delta=-4&reason=SALE`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(422);
       expect(negative.body.error).to.equal('unprocessable_entity');
       const ok = await api()
         .patch(`${url}?delta=-1&reason=SOLD&expectedQuantity=3&limit=5`)
         .set('If-Match', '"1"')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(ok.body).to.include({ quantity: 2, version: 2, totalValue: 5 });
       expect(ok.headers.etag).to.equal('"2"');
       for (const reason of ['RETURNED_BY_CUSTOMER', 'MANUAL_UPDATE', 'RETURNED_TO_SUPPLIER'])
-        await api().patch(`${url}?delta=1&reason=${reason}`).set('Authorization', user.auth).expect(200);
+        await api().patch(`${url}?delta=1&reason=${reason}`).set('Authorization', fx.user.auth).expect(200);
       const entries = await history(item.id);
       expect(entries.map(e => e.reason)).to.deep.equal([
         'RETURNED_TO_SUPPLIER',
@@ -325,7 +323,7 @@ describe('Inventory items (I1-I11)', () => {
         change: -1,
         quantityBefore: 3,
         quantityAfter: 2,
-        createdBy: `${user.username}@example.test`,
+        createdBy: `${fx.user.username}@example.test`,
       });
       await api().patch(`${url}?delta=1&reason=SALE`).expect(401);
     });
@@ -333,8 +331,8 @@ describe('Inventory items (I1-I11)', () => {
 
   describe('ETag / If-None-Match', () => {
     it('When reading one item, then a JSON answer with its length; with its ETag in If-None-Match, 304 without a body; HEAD has no body', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { name: `Grüße ${Date.now()}` });
-      const one = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { name: `Grüße ${Date.now()}` });
+      const one = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
       expect(one.headers['content-type']).to.equal('application/json; charset=utf-8');
       expect(Number(one.headers['content-length'])).to.equal(Buffer.byteLength(one.text));
       expect(JSON.parse(one.text).name).to.equal(item.name);
@@ -343,15 +341,18 @@ describe('Inventory items (I1-I11)', () => {
       const same = await http()
         .get(`/api/inventory/${item.id}`)
         .set('If-None-Match', one.headers.etag)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(304);
       expect(same.text).to.equal('');
       await api()
         .get(`/api/inventory/${item.id}`)
         .set('If-None-Match', '"999"')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
-      const head = await http().head(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+      const head = await http()
+        .head(`/api/inventory/${item.id}`)
+        .set('Authorization', fx.user.auth)
+        .expect(200);
       expect(head.text).to.equal(undefined);
       expect(head.headers['content-length']).to.equal(one.headers['content-length']);
     });
@@ -359,53 +360,56 @@ describe('Inventory items (I1-I11)', () => {
 
   describe('ETag / If-Match', () => {
     it('When If-Match is unparsable, then 404 for a missing item and 412 for an existing one; * matches any', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 1 });
       await api()
         .patch('/api/inventory/00000000-0000-4000-8000-000000000000/price?price=2')
         .set('If-Match', 'garbage')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(404);
       await api()
         .patch(`/api/inventory/${item.id}/price?price=2`)
         .set('If-Match', 'garbage')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(412);
       await api()
         .patch(`/api/inventory/${item.id}/name?name=x${item.id.slice(0, 5)}`)
         .set('If-Match', '"2"')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(412);
       await api()
         .delete(`/api/inventory/${item.id}?reason=LOST`)
         .set('If-Match', '"1"')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(409);
       const ok = await api()
         .patch(`/api/inventory/${item.id}/price?price=2`)
         .set('If-Match', '*')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(ok.headers.etag).to.equal('"2"');
       await api()
         .patch(`/api/inventory/${item.id}/price?price=3`)
         .set('If-Match', 'W/"2"')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
     });
   });
 
   describe('I9 price, I10 rename', () => {
     it('When the price changes, then 200 with the new totalValue and a PRICE_CHANGE entry; bad prices 400; 404', async () => {
-      const item = await newItem(api(), admin.auth, supplierId, { quantity: 4, price: 1 });
+      const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 4, price: 1 });
       for (const q of ['', 'price=0', 'price=0.001', 'price=1.999', 'price=abc'])
-        await api().patch(`/api/inventory/${item.id}/price?${q}`).set('Authorization', user.auth).expect(400);
+        await api()
+          .patch(`/api/inventory/${item.id}/price?${q}`)
+          .set('Authorization', fx.user.auth)
+          .expect(400);
       await api()
         .patch('/api/inventory/00000000-0000-4000-8000-000000000000/price?price=2')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(404);
       const res = await api()
         .patch(`/api/inventory/${item.id}/price?price=2.75`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(res.body).to.include({ price: 2.75, totalValue: 11 });
       const entries = await history(item.id);
@@ -419,32 +423,32 @@ describe('Inventory items (I1-I11)', () => {
     });
 
     it('When renaming, then 400 blank -> 404 -> 409 duplicate -> 200; USER is 403', async () => {
-      const a = await newItem(api(), admin.auth, supplierId);
-      const b = await newItem(api(), admin.auth, supplierId);
+      const a = await newItem(api(), fx.admin.auth, fx.supplierId);
+      const b = await newItem(api(), fx.admin.auth, fx.supplierId);
       await api()
         .patch(`/api/inventory/${a.id}/name?name=%20%20`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(400);
       await api()
         .patch(`/api/inventory/${a.id}/name?name=${'x'.repeat(256)}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(400);
       await api()
         .patch('/api/inventory/00000000-0000-4000-8000-000000000000/name?name=zz')
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(404);
       const dup = await api()
         .patch(`/api/inventory/${a.id}/name?name=${encodeURIComponent(b.name.toLowerCase())}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(409);
       expect(dup.body.error).to.equal('DUPLICATE_RESOURCE');
       await api()
         .patch(`/api/inventory/${a.id}/name?name=Renamed%20${a.id.slice(0, 6)}`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(403);
       const ok = await api()
         .patch(`/api/inventory/${a.id}/name?name=Renamed%20${a.id.slice(0, 6)}`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(200);
       expect(ok.body.name).to.equal(`Renamed ${a.id.slice(0, 6)}`);
     });
@@ -452,17 +456,21 @@ describe('Inventory items (I1-I11)', () => {
 
   describe('I7 search, I11 page', () => {
     it('When searching, then the search page shape, name-or-sku substring, supplier and below-minimum filters', async () => {
-      const s2 = (await newSupplier(api(), admin.auth)).id;
-      const a = await newItem(api(), admin.auth, s2, {
+      const s2 = (await newSupplier(api(), fx.admin.auth)).id;
+      const a = await newItem(api(), fx.admin.auth, s2, {
         name: 'Zeta Bolt',
         sku: 'ZB-100',
         quantity: 1,
         minimumQuantity: 5,
       });
-      const b = await newItem(api(), admin.auth, s2, { name: 'Zeta Nut', quantity: 9, minimumQuantity: 5 });
+      const b = await newItem(api(), fx.admin.auth, s2, {
+        name: 'Zeta Nut',
+        quantity: 9,
+        minimumQuantity: 5,
+      });
       const all = await api()
         .get(`/api/inventory/search?name=&supplierId=${s2}`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(all.body.content.map((i: { id: string }) => i.id)).to.deep.equal([a.id, b.id]);
       expect(all.body.page).to.deep.equal({ size: 20, number: 0, totalElements: 2, totalPages: 1 });
@@ -475,45 +483,48 @@ describe('Inventory items (I1-I11)', () => {
       });
       const bySku = await api()
         .get('/api/inventory/search?name=zb-1')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(bySku.body.content.map((i: { id: string }) => i.id)).to.deep.equal([a.id]);
       const below = await api()
         .get(`/api/inventory/search?name=zeta&belowMinimumOnly=true&supplierId=${s2}`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(below.body.content.map((i: { id: string }) => i.id)).to.deep.equal([a.id]);
       const sorted = await api()
         .get(`/api/inventory/search?name=&supplierId=${s2}&sort=quantity,desc&size=1&page=0`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(sorted.body.content[0].id).to.equal(b.id);
       expect(sorted.body).to.include({ totalPages: 2, last: false });
       const past = await api()
         .get(`/api/inventory/search?name=&supplierId=${s2}&page=5`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(past.body).to.include({ empty: true, totalElements: 2 });
       const size = await api()
         .get('/api/inventory/search?name=&size=101')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(400);
       expect(size.body).to.have.keys('error', 'message', 'timestamp', 'correlationId');
       expect(size.body.message).to.equal('page size must be between 1 and 100');
-      await api().get('/api/inventory/search?name=&size=0').set('Authorization', user.auth).expect(400);
-      await api().get('/api/inventory/search?name=&page=-1').set('Authorization', user.auth).expect(400);
-      await api().get('/api/inventory/search?name=&sort=secret').set('Authorization', user.auth).expect(400);
+      await api().get('/api/inventory/search?name=&size=0').set('Authorization', fx.user.auth).expect(400);
+      await api().get('/api/inventory/search?name=&page=-1').set('Authorization', fx.user.auth).expect(400);
+      await api()
+        .get('/api/inventory/search?name=&sort=secret')
+        .set('Authorization', fx.user.auth)
+        .expect(400);
       await api()
         .get('/api/inventory/search?name=&sort=name,sideways')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(400);
-      await api().get('/api/inventory/search').set('Authorization', user.auth).expect(400);
+      await api().get('/api/inventory/search').set('Authorization', fx.user.auth).expect(400);
     });
 
     it('When paging /api/items, then a Spring-style page with size 1..200', async () => {
       const res = await api()
         .get('/api/items?size=2&sort=createdAt,desc')
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       expect(res.body.content).to.have.length(2);
       expect(res.body.pageable).to.deep.equal({
@@ -522,9 +533,9 @@ describe('Inventory items (I1-I11)', () => {
         sort: [{ property: 'createdAt', direction: 'DESC' }],
       });
       expect(res.body).to.not.have.property('page');
-      const big = await api().get('/api/items?size=201').set('Authorization', user.auth).expect(400);
+      const big = await api().get('/api/items?size=201').set('Authorization', fx.user.auth).expect(400);
       expect(big.body.message).to.equal('page size must be between 1 and 200');
-      await api().get('/api/items?sort=sku').set('Authorization', user.auth).expect(400);
+      await api().get('/api/items?sort=sku').set('Authorization', fx.user.auth).expect(400);
     });
   });
 });

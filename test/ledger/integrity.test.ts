@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
-import { createUser, type TestUser } from '../support/users.js';
-import { inLanes, newItem, newSupplier } from '../support/inventory.js';
+import { inLanes, newItem } from '../support/inventory.js';
 import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { waitFor } from '../support/wait-for.js';
-import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { inventorySuite } from '../support/inventory-suite.js';
 
 interface Drift {
   itemId: string;
@@ -15,29 +14,18 @@ interface Drift {
 
 describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job)', function () {
   this.timeout(180000);
-  let admin: TestUser;
-  let user: TestUser;
-  let supplierId: string;
-  let workers: RunningWorkers;
-
-  before(async () => {
-    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
-    user = await createUser(testApp().services, 'ROLE_USER');
-    supplierId = (await newSupplier(api(), admin.auth)).id;
-    workers = startWorkers(testApp().services, { clock: false });
-  });
-  after(async () => workers.close());
+  const fx = inventorySuite();
 
   /** Runs a check through the API and waits for its result. */
   async function runCheck() {
     const { jobId } = (
-      await api().post('/api/admin/integrity/check').set('Authorization', admin.auth).expect(202)
+      await api().post('/api/admin/integrity/check').set('Authorization', fx.admin.auth).expect(202)
     ).body;
     const status = await waitFor(
       async () => {
         const res = await api()
           .get(`/api/admin/integrity/check/${jobId}`)
-          .set('Authorization', admin.auth)
+          .set('Authorization', fx.admin.auth)
           .expect(200);
         return res.body.state === 'completed' || res.body.state === 'failed' ? res.body : undefined;
       },
@@ -56,7 +44,7 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
 
   it('When the system is healthy and writes go on during the check, then none of its items is reported', async () => {
     const items = await Promise.all(
-      [1, 2, 3].map(() => newItem(api(), admin.auth, supplierId, { quantity: 50 })),
+      [1, 2, 3].map(() => newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 50 })),
     );
     // Their first entries are in the history before the check starts, so it has entries to read under the load.
     await waitForHistorySettled(testApp().services, 30000);
@@ -65,7 +53,7 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
       for (let n = 0; writing; n++)
         await api()
           .patch(`/api/inventory/${items[n % 3].id}/quantity?delta=${n % 2 ? 1 : -1}&reason=SALE`)
-          .set('Authorization', user.auth)
+          .set('Authorization', fx.user.auth)
           .expect(200);
     })();
     const result = await runCheck();
@@ -77,12 +65,12 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
 
   it('When each kind of drift is made by raw SQL, then each is reported with its item and entries; nothing is repaired', async () => {
     const items = await Promise.all(
-      [1, 2, 3, 4].map(() => newItem(api(), admin.auth, supplierId, { quantity: 5 })),
+      [1, 2, 3, 4].map(() => newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 5 })),
     );
     await inLanes(4, 4, i =>
       api()
         .patch(`/api/inventory/${items[i].id}/quantity?delta=2&reason=RESTOCK`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(200),
     );
     await waitForHistorySettled(testApp().services, 30000);
@@ -119,7 +107,7 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
     expect(found(negative, 'negative_quantity')!.entryIds).to.include(negativeEntry);
     expect(found(value, 'value_mismatch'), 'value_mismatch').to.not.equal(undefined);
     // Read-only: the item row still carries the drift.
-    const current = await api().get(`/api/inventory/${qty}`).set('Authorization', user.auth).expect(200);
+    const current = await api().get(`/api/inventory/${qty}`).set('Authorization', fx.user.auth).expect(200);
     expect(current.body.quantity).to.equal(10);
     const metrics = await api().get('/metrics').expect(200);
     const gauge = /stockroom_integrity_drift_items (\d+)/.exec(metrics.text);
@@ -127,18 +115,21 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
   });
 
   it('When an order is open and partly received, then nothing is reported for its item; a corrupted onOrderQuantity is reported as on_order_mismatch', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 5 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 5 });
     const order = (
       await api()
         .post('/api/purchase-orders')
-        .set('Authorization', admin.auth)
-        .send({ supplierId, lines: [{ itemId: item.id, quantity: 6, unitCost: 1.1 }] })
+        .set('Authorization', fx.admin.auth)
+        .send({ supplierId: fx.supplierId, lines: [{ itemId: item.id, quantity: 6, unitCost: 1.1 }] })
         .expect(201)
     ).body;
-    await api().post(`/api/purchase-orders/${order.id}/order`).set('Authorization', admin.auth).expect(200);
+    await api()
+      .post(`/api/purchase-orders/${order.id}/order`)
+      .set('Authorization', fx.admin.auth)
+      .expect(200);
     await api()
       .post(`/api/purchase-orders/${order.id}/receipts`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .send({ lines: [{ itemId: item.id, quantity: 2 }] })
       .expect(201);
     await waitForHistorySettled(testApp().services, 30000);
@@ -154,7 +145,7 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
   });
 
   it('When an item has thousands of entries (many chunks of the scan), then each is read and a break deep in them is reported with its two entries', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 5, price: 2.5 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 5, price: 2.5 });
     await waitForHistorySettled(testApp().services, 30000);
     const em = testApp().services.orm.em.fork();
     await waitForItemConsumersDone(em, [item.id], 30000, 'consumers');
@@ -190,9 +181,12 @@ describe('Ledger: integrity check (POST /api/admin/integrity/check, a BullMQ job
   });
 
   it('When a USER or an anonymous caller asks, then 403 / 401; an unknown job is 404', async () => {
-    await api().post('/api/admin/integrity/check').set('Authorization', user.auth).expect(403);
+    await api().post('/api/admin/integrity/check').set('Authorization', fx.user.auth).expect(403);
     await api().post('/api/admin/integrity/check').expect(401);
-    await api().get('/api/admin/integrity/check/integrity-nope').set('Authorization', admin.auth).expect(404);
-    await api().get('/api/admin/integrity/check/rebuild-1').set('Authorization', admin.auth).expect(404);
+    await api()
+      .get('/api/admin/integrity/check/integrity-nope')
+      .set('Authorization', fx.admin.auth)
+      .expect(404);
+    await api().get('/api/admin/integrity/check/rebuild-1').set('Authorization', fx.admin.auth).expect(404);
   });
 });

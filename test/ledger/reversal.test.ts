@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
-import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { waitFor } from '../support/wait-for.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { AnalyticsOracle } from '../support/analytics-oracle.js';
+import { inventorySuite } from '../support/inventory-suite.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 import { financialSummary } from '../../domain/analytics/financial-summary.js';
 import { rebuildRollups } from '../../domain/analytics/rebuild-rollups.js';
@@ -38,30 +38,19 @@ const adjust = (client: ApiClient, auth: string, id: string, delta: number, reas
 
 describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function () {
   this.timeout(120000);
-  let admin: TestUser;
-  let user: TestUser;
-  let supplierId: string;
-  let workers: RunningWorkers;
+  const fx = inventorySuite();
 
-  before(async () => {
-    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
-    user = await createUser(testApp().services, 'ROLE_USER');
-    supplierId = (await newSupplier(api(), admin.auth)).id;
-    workers = startWorkers(testApp().services, { clock: false });
-  });
-  after(async () => workers.close());
-
-  const history = (itemId: string) => historyOf(api(), testApp(), user.auth, itemId);
+  const history = (itemId: string) => historyOf(api(), testApp(), fx.user.auth, itemId);
 
   it('When 20 reversals of one entry race, then exactly one 201 (with the reserved entry) and 19 conflicts', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
-    await adjust(api(), admin.auth, item.id, -3, 'SALE');
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 10 });
+    await adjust(api(), fx.admin.auth, item.id, -3, 'SALE');
     const sale = (await history(item.id)).find(e => e.reason === 'SALE')!;
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
         api()
           .post(`/api/stock-history/${sale.id}/reverse`)
-          .set('Authorization', admin.auth)
+          .set('Authorization', fx.admin.auth)
           .send({ note: 'keyed twice' }),
       ),
     );
@@ -72,63 +61,73 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     for (const r of answers.filter(a => a.status === 409)) expect(r.body.error).to.equal('conflict');
     const entries = await history(item.id);
     expect(entries.find(e => e.id === sale.id)!.reversedBy).to.equal(created.body.id);
-    const reversal = (await api().get(created.headers.location).set('Authorization', user.auth).expect(200))
-      .body;
+    const reversal = (
+      await api().get(created.headers.location).set('Authorization', fx.user.auth).expect(200)
+    ).body;
     expect(reversal).to.include({ change: 3, quantityAfter: 10, reversalOf: sale.id, reversedBy: null });
-    const current = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    const current = await api()
+      .get(`/api/inventory/${item.id}`)
+      .set('Authorization', fx.user.auth)
+      .expect(200);
     expect(current.body.quantity).to.equal(10);
   });
 
   it('When a reversal is reversed, or an entry without a quantity change, an unknown one or one of a deleted item, then 409 / 400 / 404 / 409', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 4 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 4 });
     await api()
       .patch(`/api/inventory/${item.id}/price?price=3.5`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(200);
     const entries = await history(item.id);
     const initial = entries.find(e => e.reason === 'INITIAL_STOCK')!;
     const price = entries.find(e => e.reason === 'PRICE_CHANGE')!;
     const reversed = await api()
       .post(`/api/stock-history/${initial.id}/reverse`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(201);
     // Before and after the consumer has written the reversing entry.
     await api()
       .post(`/api/stock-history/${reversed.body.id}/reverse`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(409);
     await history(item.id);
     const again = await api()
       .post(`/api/stock-history/${reversed.body.id}/reverse?lang=de`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(409);
     expect(again.body.message).to.equal('Eine Stornierung kann nicht storniert werden');
     const zero = await api()
       .post(`/api/stock-history/${price.id}/reverse`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(400);
     expect(zero.body.message).to.equal('only quantity changes can be reversed');
-    await api().post('/api/stock-history/999999999999/reverse').set('Authorization', admin.auth).expect(404);
-    await api().post('/api/stock-history/abc/reverse').set('Authorization', admin.auth).expect(404);
-    await api().get('/api/stock-history/999999999999').set('Authorization', user.auth).expect(404);
-    await api().post(`/api/stock-history/${price.id}/reverse`).set('Authorization', user.auth).expect(403);
+    await api()
+      .post('/api/stock-history/999999999999/reverse')
+      .set('Authorization', fx.admin.auth)
+      .expect(404);
+    await api().post('/api/stock-history/abc/reverse').set('Authorization', fx.admin.auth).expect(404);
+    await api().get('/api/stock-history/999999999999').set('Authorization', fx.user.auth).expect(404);
+    await api().post(`/api/stock-history/${price.id}/reverse`).set('Authorization', fx.user.auth).expect(403);
     await api().post(`/api/stock-history/${price.id}/reverse`).expect(401);
-    await api().delete(`/api/inventory/${item.id}?reason=LOST`).set('Authorization', admin.auth).expect(204);
-    const restock = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
-    await adjust(api(), admin.auth, restock.id, 2, 'RESTOCK');
-    await adjust(api(), admin.auth, restock.id, -2, 'SALE');
+    await api()
+      .delete(`/api/inventory/${item.id}?reason=LOST`)
+      .set('Authorization', fx.admin.auth)
+      .expect(204);
+    const restock = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 0 });
+    await adjust(api(), fx.admin.auth, restock.id, 2, 'RESTOCK');
+    await adjust(api(), fx.admin.auth, restock.id, -2, 'SALE');
     const sold = (await history(restock.id)).find(e => e.reason === 'SALE')!;
     await api()
       .delete(`/api/inventory/${restock.id}?reason=LOST`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(204);
-    await api().post(`/api/stock-history/${sold.id}/reverse`).set('Authorization', admin.auth).expect(409);
+    await api().post(`/api/stock-history/${sold.id}/reverse`).set('Authorization', fx.admin.auth).expect(409);
   });
 
   it('When a reversal would make the quantity negative, then 422 and nothing is written', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 0 });
-    await adjust(api(), admin.auth, item.id, 5, 'RESTOCK');
-    await adjust(api(), admin.auth, item.id, -4, 'SALE');
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 0 });
+    await adjust(api(), fx.admin.auth, item.id, 5, 'RESTOCK');
+    await adjust(api(), fx.admin.auth, item.id, -4, 'SALE');
     const restock = (await history(item.id)).find(e => e.reason === 'RESTOCK')!;
     const em = testApp().services.orm.em.fork();
     const count = async () =>
@@ -142,36 +141,45 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     const before = await count();
     const res = await api()
       .post(`/api/stock-history/${restock.id}/reverse`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(422);
     expect(res.body.error).to.equal('unprocessable_entity');
     expect(await count()).to.equal(before);
-    const current = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    const current = await api()
+      .get(`/api/inventory/${item.id}`)
+      .set('Authorization', fx.user.auth)
+      .expect(200);
     expect(current.body).to.include({ quantity: 1, version: 3 });
     // Once the stock is there, the same entry can be reversed.
-    await adjust(api(), admin.auth, item.id, 4, 'RETURN');
-    await api().post(`/api/stock-history/${restock.id}/reverse`).set('Authorization', admin.auth).expect(201);
+    await adjust(api(), fx.admin.auth, item.id, 4, 'RETURN');
+    await api()
+      .post(`/api/stock-history/${restock.id}/reverse`)
+      .set('Authorization', fx.admin.auth)
+      .expect(201);
   });
 
   it('When reversals of every kind are booked, then the rollups (consumer and rebuild) equal the oracle', async () => {
-    const supplier = (await newSupplier(api(), admin.auth)).id;
-    const item = await newItem(api(), admin.auth, supplier, { quantity: 10, price: 2 });
-    await api().patch(`/api/inventory/${item.id}/price?price=5`).set('Authorization', admin.auth).expect(200);
-    await adjust(api(), admin.auth, item.id, 10, 'RESTOCK');
-    await adjust(api(), admin.auth, item.id, -4, 'SALE');
-    await adjust(api(), admin.auth, item.id, -2, 'DAMAGED');
-    await adjust(api(), admin.auth, item.id, 3, 'RETURN');
-    await adjust(api(), admin.auth, item.id, -1, 'RETURNED_TO_SUPPLIER');
+    const supplier = (await newSupplier(api(), fx.admin.auth)).id;
+    const item = await newItem(api(), fx.admin.auth, supplier, { quantity: 10, price: 2 });
+    await api()
+      .patch(`/api/inventory/${item.id}/price?price=5`)
+      .set('Authorization', fx.admin.auth)
+      .expect(200);
+    await adjust(api(), fx.admin.auth, item.id, 10, 'RESTOCK');
+    await adjust(api(), fx.admin.auth, item.id, -4, 'SALE');
+    await adjust(api(), fx.admin.auth, item.id, -2, 'DAMAGED');
+    await adjust(api(), fx.admin.auth, item.id, 3, 'RETURN');
+    await adjust(api(), fx.admin.auth, item.id, -1, 'RETURNED_TO_SUPPLIER');
     await api()
       .patch(`/api/inventory/${item.id}/price?price=7.25`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(200);
-    await adjust(api(), admin.auth, item.id, 6, 'RESTOCK');
+    await adjust(api(), fx.admin.auth, item.id, 6, 'RESTOCK');
     const entries = await history(item.id);
     for (const reason of ['SALE', 'DAMAGED', 'RETURN', 'RETURNED_TO_SUPPLIER', 'RESTOCK'])
       await api()
         .post(`/api/stock-history/${entries.find(e => e.reason === reason)!.id}/reverse`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(201);
     await history(item.id);
     const em = testApp().services.orm.em.fork();
@@ -196,8 +204,8 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
           itemId,
         ])
       )[0].part;
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
-    await adjust(api(), admin.auth, item.id, -3, 'SALE');
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 10 });
+    await adjust(api(), fx.admin.auth, item.id, -3, 'SALE');
     const sale = (await history(item.id)).find(e => e.reason === 'SALE')!;
     const part = await partOf(item.id);
     // The stock-history consumer skips a partition whose advisory lock another session holds.
@@ -211,13 +219,16 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
         part,
       ]);
       reversalId = (
-        await api().post(`/api/stock-history/${sale.id}/reverse`).set('Authorization', admin.auth).expect(201)
+        await api()
+          .post(`/api/stock-history/${sale.id}/reverse`)
+          .set('Authorization', fx.admin.auth)
+          .expect(201)
       ).body.id;
       // An entry of another partition written after the reservation: the history's newest id is now above the
       // reserved one while the reversal's entry is still unwritten.
-      let other = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+      let other = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 1 });
       while ((await partOf(other.id)) === part)
-        other = await newItem(api(), admin.auth, supplierId, { quantity: 1 });
+        other = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 1 });
       await waitFor(
         async () =>
           (
@@ -231,7 +242,7 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
       );
       const page = await api()
         .get(`/api/stock-history/item/${item.id}?size=1&sort=timestamp,asc`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .expect(200);
       first = page.body;
       next = /^<([^>]+)>/.exec(page.headers.link)![1];
@@ -244,7 +255,7 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     const walked = [...first.content];
     for (let url: string | undefined = next; url;) {
       const res: { body: { totalElements: number; content: Entry[] }; headers: Record<string, string> } =
-        await api().get(url).set('Authorization', user.auth).expect(200);
+        await api().get(url).set('Authorization', fx.user.auth).expect(200);
       expect(res.body.totalElements).to.equal(2);
       walked.push(...res.body.content);
       url = res.headers.link ? /^<([^>]+)>/.exec(res.headers.link)![1] : undefined;
@@ -253,7 +264,7 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     // A walk started now sees the reversal.
     const now = await api()
       .get(`/api/stock-history/item/${item.id}?size=5&sort=timestamp,asc`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .expect(200);
     expect(now.body.totalElements).to.equal(3);
     expect(now.body.content.map((e: Entry) => e.id)).to.include(reversalId);
@@ -281,16 +292,18 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     });
 
     it('When a reversal takes an item below its minimum, then an alert opens and its webhook is sent', async () => {
-      const item = await newItem(client, admin.auth, supplierId, { quantity: 10, minimumQuantity: 5 });
-      await adjust(client, admin.auth, item.id, 10, 'RESTOCK');
-      await adjust(client, admin.auth, item.id, -8, 'SALE');
-      const restock = (await historyOf(client, app, user.auth, item.id)).find(e => e.reason === 'RESTOCK')!;
+      const item = await newItem(client, fx.admin.auth, fx.supplierId, { quantity: 10, minimumQuantity: 5 });
+      await adjust(client, fx.admin.auth, item.id, 10, 'RESTOCK');
+      await adjust(client, fx.admin.auth, item.id, -8, 'SALE');
+      const restock = (await historyOf(client, app, fx.user.auth, item.id)).find(
+        e => e.reason === 'RESTOCK',
+      )!;
       await client
         .post(`/api/stock-history/${restock.id}/reverse`)
-        .set('Authorization', admin.auth)
+        .set('Authorization', fx.admin.auth)
         .expect(201);
       const alerts = await waitFor(async () => {
-        const res = await client.get('/api/alerts/low-stock').set('Authorization', user.auth).expect(200);
+        const res = await client.get('/api/alerts/low-stock').set('Authorization', fx.user.auth).expect(200);
         return (res.body as { itemId: string; quantity: number }[]).find(a => a.itemId === item.id);
       }, 30000);
       expect(alerts!.quantity).to.equal(2);

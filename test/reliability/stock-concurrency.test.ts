@@ -1,30 +1,19 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
-import { inLanes, newItem, newSupplier } from '../support/inventory.js';
+import { inLanes, newItem } from '../support/inventory.js';
 import { waitForHistorySettled } from '../support/settle.js';
-import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { inventorySuite } from '../support/inventory-suite.js';
 import { assertChain as assertChainOf } from '../support/history.js';
 
 const assertChain = (itemId: string) => assertChainOf(testApp().services, itemId);
 
 describe('Stock changes under concurrency (R1, R2, R4)', function () {
   this.timeout(120000);
-  let admin: TestUser;
-  let user: TestUser;
-  let supplierId: string;
-  let workers: RunningWorkers;
-
-  before(async () => {
-    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
-    user = await createUser(testApp().services, 'ROLE_USER');
-    supplierId = (await newSupplier(api(), admin.auth)).id;
-    workers = startWorkers(testApp().services, { clock: false });
-  });
-  after(async () => workers.close());
+  const fx = inventorySuite();
 
   it('When 1,000 +1/-1 adjustments hit one item over 50 connections, then nothing is lost and history is exact', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 1000 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 1000 });
     const deltas = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? -1 : 1));
     const started = Date.now();
     const statuses = await inLanes(deltas.length, 50, async i => {
@@ -32,13 +21,13 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
         .patch(
           `/api/inventory/${item.id}/quantity?delta=${deltas[i]}&reason=${deltas[i] > 0 ? 'RESTOCK' : 'SALE'}`,
         )
-        .set('Authorization', user.auth);
+        .set('Authorization', fx.user.auth);
       return res.status;
     });
     const written = Date.now();
     expect(statuses.filter(s => s !== 200)).to.deep.equal([]);
     const expected = 1000 + deltas.reduce((a, b) => a + b, 0);
-    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
     expect(final.body.quantity).to.equal(expected);
     expect(final.body.version).to.equal(1001);
     await waitForHistorySettled(testApp().services, 30000);
@@ -51,12 +40,12 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
   });
 
   it('When an item at 10 gets 100 concurrent -1, then exactly 10 succeed, 90 get 422, final 0', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 10 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 10 });
     const responses = await Promise.all(
       Array.from({ length: 100 }, () =>
         api()
           .patch(`/api/inventory/${item.id}/quantity?delta=-1&reason=SALE`)
-          .set('Authorization', user.auth),
+          .set('Authorization', fx.user.auth),
       ),
     );
     const statuses = responses.map(r => r.status);
@@ -64,7 +53,7 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
     expect(statuses.filter(s => s === 422)).to.have.length(90);
     for (const res of responses.filter(r => r.status === 422))
       expect(res.body).to.include({ error: 'unprocessable_entity', status: 422 });
-    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
     expect(final.body.quantity).to.equal(0);
     await waitForHistorySettled(testApp().services);
     const rows = await assertChain(item.id);
@@ -72,8 +61,8 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
   });
 
   it('When the same Idempotency-Key is sent 10x concurrently and 10x in a row, then one effect and identical responses', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 50 });
-    const send = (key: string, delta: number, who: TestUser = user) =>
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 50 });
+    const send = (key: string, delta: number, who: TestUser = fx.user) =>
       api()
         .patch(`/api/inventory/${item.id}/quantity?delta=${delta}&reason=SALE`)
         .set('Authorization', who.auth)
@@ -100,11 +89,11 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
   });
 
   it('When an Idempotency-Key was last used more than 24 h ago, then it is free again: a different request runs once and its answer is replayed', async () => {
-    const item = await newItem(api(), admin.auth, supplierId, { quantity: 20 });
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 20 });
     const send = (delta: number) =>
       api()
         .patch(`/api/inventory/${item.id}/quantity?delta=${delta}&reason=SALE`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .set('Idempotency-Key', `expiring-${item.id}`);
     expect((await send(-1).expect(200)).body.quantity).to.equal(19);
     expect((await send(-2).expect(422)).body.error).to.equal('unprocessable_entity');
@@ -119,16 +108,20 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
     expect(replay.headers['idempotent-replayed']).to.equal('true');
     expect(replay.text).to.equal(fresh.text);
     expect((await send(-1).expect(422)).body.error).to.equal('unprocessable_entity');
-    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', user.auth).expect(200);
+    const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
     expect(final.body.quantity).to.equal(17);
   });
 
   it('When a create is retried with its Idempotency-Key, then one item and the same 201', async () => {
-    const body = { name: `Idem create ${Date.now()}`, quantity: 3, price: 1, supplierId };
+    const body = { name: `Idem create ${Date.now()}`, quantity: 3, price: 1, supplierId: fx.supplierId };
     const key = `create-${Date.now()}`;
     const responses = await Promise.all(
       Array.from({ length: 5 }, () =>
-        api().post('/api/inventory').set('Authorization', admin.auth).set('Idempotency-Key', key).send(body),
+        api()
+          .post('/api/inventory')
+          .set('Authorization', fx.admin.auth)
+          .set('Idempotency-Key', key)
+          .send(body),
       ),
     );
     expect(responses.map(r => r.status)).to.deep.equal([201, 201, 201, 201, 201]);
@@ -136,7 +129,7 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
     expect(new Set(responses.map(r => r.headers.location)).size).to.equal(1);
     const bad = await api()
       .post('/api/inventory')
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .set('Idempotency-Key', 'bad key with spaces')
       .send(body)
       .expect(400);
