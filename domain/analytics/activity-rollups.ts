@@ -7,11 +7,8 @@ import { byKey } from '../shared/sql.js';
  * item-day row. The consumer merges each fold into them; the rebuild derives them from the item-day rows.
  */
 
-/** Additive columns shared by `analytics_item_day` and the supplier buckets. */
-export const BUCKET_SUMS = [
-  'entries',
-  'qty_in',
-  'qty_out',
+/** The WAC buckets' quantity and cost columns of `analytics_item_day` and the supplier buckets, in order. */
+export const WAC_BUCKET_COLUMNS = [
   'purchases_qty',
   'purchases_cost',
   'returns_in_qty',
@@ -21,6 +18,9 @@ export const BUCKET_SUMS = [
   'write_off_qty',
   'write_off_cost',
 ];
+
+/** Additive columns shared by `analytics_item_day` and the supplier buckets. */
+export const BUCKET_SUMS = ['entries', 'qty_in', 'qty_out', ...WAC_BUCKET_COLUMNS];
 
 const SUPPLIER_TABLES = [
   { table: 'analytics_supplier_day', key: 'day', bucket: 'day' },

@@ -130,224 +130,346 @@ export async function rebuildRollups(
   em: EntityManager,
   onProgress: (percent: number) => Promise<void> = async () => undefined,
 ): Promise<RebuildResult> {
+  const clock = phaseClock();
+  const c = new Connections((await nativePool(em)).options);
+  try {
+    await takeLock(c);
+    clock.end('lock');
+    const snapshot = await openSnapshot(c);
+    const fold = await scanAndFold(c, snapshot, onProgress);
+    clock.end('scan');
+    await onProgress(72);
+    const usersDone = finishUserRows(c, fold);
+    await mergeLoads(c, fold);
+    clock.end('load');
+    await onProgress(75);
+    await indexFolded(c, usersDone);
+    clock.end('index (and derive from the day rows)');
+    await onProgress(88);
+    await deriveTheRest(c);
+    clock.end('derive');
+    await onProgress(92);
+    await analyzeNewTables(c);
+    clock.end('analyze');
+    await onProgress(96);
+    await swapIn(c, fold, onProgress);
+    clock.end('swap');
+    await onProgress(100);
+    return { items: fold.items.size, events: fold.events, durationMs: clock.total(), phasesMs: clock.phases };
+  } finally {
+    await c.close();
+  }
+}
+
+/** Milliseconds of each phase, each from the end of the one before. */
+function phaseClock() {
   const started = Date.now();
-  const phasesMs: Record<string, number> = {};
+  const phases: Record<string, number> = {};
   let phaseStart = started;
-  const phase = (name: string) => {
-    const now = Date.now();
-    phasesMs[name] = now - phaseStart;
-    phaseStart = now;
+  return {
+    phases,
+    end(name: string) {
+      const now = Date.now();
+      phases[name] = now - phaseStart;
+      phaseStart = now;
+    },
+    total: () => Date.now() - started,
   };
-  const options = (await nativePool(em)).options;
-  const clients: pg.Client[] = [];
-  const connect = async () => {
-    // Connections of their own (the ORM's settings and type parsers), closed at the end. A full rebuild runs
-    // long statements by design: no statement timeout; locks are waited for as long as it takes.
-    const client = new pg.Client(options);
-    clients.push(client);
+}
+
+/**
+ * The rebuild's connections: the reader (the lock, the snapshot, the scan and the swap) and a writer per folded
+ * table (`days`, `reasons`, `users`) and for the reason rows of day rows written twice (`duplicates`), each with
+ * its statement runner. Connections of their own (the ORM's settings and type parsers), closed at the end. A
+ * full rebuild runs long statements by design: no statement timeout; locks are waited for as long as it takes.
+ */
+class Connections {
+  private readonly opened: pg.Client[] = [];
+  reader!: pg.Client;
+  read!: SqlRun;
+  days!: pg.Client;
+  daySql!: SqlRun;
+  reasons!: pg.Client;
+  reasonSql!: SqlRun;
+  users!: pg.Client;
+  userSql!: SqlRun;
+  duplicates!: pg.Client;
+  duplicateSql!: SqlRun;
+
+  constructor(private readonly options: pg.ClientConfig) {}
+
+  async connect(): Promise<pg.Client> {
+    const client = new pg.Client(this.options);
+    this.opened.push(client);
     client.on('error', () => undefined);
     await client.connect();
     await client.query('set statement_timeout = 0');
     await client.query('set lock_timeout = 0');
     return client;
-  };
-  try {
-    const reader = await connect();
-    const read = run(reader);
-    await reader.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
-    phase('lock');
-    await dropRebuiltTables(read, ROLLUPS);
-    await read(`drop table if exists ${DUPLICATE_REASONS}`);
-    await reader.query('begin isolation level repeatable read');
-    await read(`
-      create temp table rebuild_pending on commit drop as
-      select o.id as event_id, (o.payload->>'itemId')::uuid as item_id, o.payload->>'itemName' as item_name,
-             (o.payload->>'supplierId')::uuid as supplier_id, o.payload->>'supplierName' as supplier_name,
-             (o.payload->>'change')::int as change, (o.payload->>'quantityAfter')::int as quantity_after,
-             o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
-             o.payload->>'createdBy' as created_by,
-             ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
-             case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
-      from outbox_event o
-      where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
-        and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
-    const pending = await read<PendingEvent>(
-      `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-              created_by, day - date '2000-01-01' as day, reversal_unit_cost
-       from rebuild_pending order by event_id`,
-    );
-    // The number of events, from the history's count rows (never a count of the history).
-    const [{ n }] = await read<{ n: string }>(
-      'select (select coalesce(sum(entries), 0) from history_count_month) as n',
-    );
-    const totalEvents = Math.max(1, Number(n) + pending.length);
-    // The range of the events' days, from the history's month counts and the pending events.
-    const [range] = await read<{ first: number | null; last: number | null }>(
-      `select min(month) - date '2000-01-01' as first,
-              (max(month) + interval '1 month')::date - date '2000-01-01' as last
-       from history_count_month`,
-    );
-    const pendingDays = pending.map(e => Number(e.day));
-    const firstDay = Math.min(range.first ?? Infinity, ...pendingDays);
-    const lastDay = Math.max(range.last ?? -Infinity, ...pendingDays.map(day => day + 1));
-    const dayCount = Number.isFinite(firstDay) ? lastDay - firstDay : 0;
-
-    const [days, reasons, users, duplicates] = await Promise.all([
-      connect(),
-      connect(),
-      connect(),
-      connect(),
-    ]);
-    const [daySql, reasonSql, userSql, duplicateSql] = [run(days), run(reasons), run(users), run(duplicates)];
-    for (const [client, sql, tables] of [
-      [days, daySql, FOLDED.days],
-      [reasons, reasonSql, FOLDED.reasons],
-      [users, userSql, FOLDED.users],
-    ] as const) {
-      await client.query('begin');
-      await sql(`set local maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
-      for (const table of tables) await createRebuiltTable(sql, table);
-    }
-    await duplicates.query('begin');
-    await duplicateSql(
-      `create table ${DUPLICATE_REASONS} (like analytics_reason_day including defaults, last_event_id bigint)`,
-    );
-    const duplicateReasonRows = new BinaryCopyWriter(
-      duplicates.query(
-        copyFrom(
-          `copy ${DUPLICATE_REASONS} (${REASON_COPY_COLUMNS.join(', ')}, last_event_id) from stdin (format binary, freeze)`,
-        ),
-      ),
-    );
-    const dayRows = copyInto(days, 'analytics_item_day', DAY_COPY_COLUMNS);
-    const reasonRows = copyInto(reasons, 'analytics_reason_day', REASON_COPY_COLUMNS);
-    const userRows = copyInto(users, 'analytics_user_day', USER_COPY_COLUMNS);
-    const writers = [dayRows, reasonRows, userRows, duplicateReasonRows];
-    const fold = new RollupFold(dayRows, reasonRows, userRows, duplicateReasonRows, firstDay, dayCount);
-    await onProgress(0);
-
-    const drained = () => Promise.all(writers.map(w => w.drained())).then(() => undefined);
-    // The writers set the pace: the rows of one piece of the read at most wait in memory.
-    await scanEvents(
-      reader,
-      fold,
-      pending,
-      EVENTS_PER_READ,
-      events => onProgress(Math.min(70, Math.floor((events / totalEvents) * 70))),
-      () => (writers.some(w => w.pressure) ? drained() : undefined),
-    );
-    fold.finish();
-    await Promise.all(writers.map(w => w.end()));
-    await duplicates.query('commit');
-    phase('scan');
-    await onProgress(72);
-
-    const usersDone = (async () => {
-      const late = fold.lateDays();
-      if (late.length > 0)
-        await userSql(
-          `with late as (delete from ${rebuiltName('analytics_user_day')} where day = any($1::date[]) returning *)
-           insert into ${rebuiltName('analytics_user_day')} (day, supplier_key, created_by, slot, entries)
-           select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
-          [late.map(isoDay)],
-        );
-      for (const table of FOLDED.users) await indexRebuiltTable(userSql, table);
-      await users.query('commit');
-    })();
-    // Items whose events went back to days already written: their rows are folded again, whole.
-    const revisited = fold.revisitedItems();
-    if (revisited.length > 0) {
-      await Promise.all([
-        daySql(`delete from ${rebuiltName('analytics_item_day')} where item_id = any($1::uuid[])`, [
-          revisited,
-        ]),
-        reasonSql(`delete from ${rebuiltName('analytics_reason_day')} where item_id = any($1::uuid[])`, [
-          revisited,
-        ]),
-      ]);
-      const refoldedDays = copyInto(days, 'analytics_item_day', DAY_COPY_COLUMNS, false);
-      const refoldedReasons = copyInto(reasons, 'analytics_reason_day', REASON_COPY_COLUMNS, false);
-      await refoldItems(
-        read,
-        sourceSql('where item_id = any($1::uuid[])'),
-        revisited,
-        refoldedDays,
-        refoldedReasons,
-      );
-      await Promise.all([refoldedDays.end(), refoldedReasons.end()]);
-    }
-    // Day rows written twice (an item back on a day it had left) are merged, then the running counts of the
-    // pairs written out of day order are recounted (only the rows whose count changes are written again).
-    const dirty = fold.dirtyItems();
-    await Promise.all([
-      (async () => {
-        if (fold.duplicates.length > 0) await mergeDayRows(days, daySql, fold, revisited);
-        if (dirty.length > 0) await recountDayRows(daySql, dirty);
-      })(),
-      (async () => {
-        if (fold.duplicates.length > 0) await mergeReasonRows(reasonSql, revisited);
-        // Dropped in the reason rows' transaction, which has read it.
-        await reasonSql(`drop table ${DUPLICATE_REASONS}`);
-      })(),
-    ]);
-    phase('load');
-    await onProgress(75);
-    await Promise.all([
-      (async () => {
-        await derive(daySql, DERIVED.filter(fromDays));
-        await indexRebuiltTable(daySql, 'analytics_item_day');
-        await days.query('commit');
-      })(),
-      (async () => {
-        await indexRebuiltTable(reasonSql, 'analytics_reason_day');
-        await reasons.query('commit');
-      })(),
-      usersDone,
-    ]);
-    phase('index (and derive from the day rows)');
-    await onProgress(88);
-
-    const late = DERIVED.filter(d => !fromDays(d));
-    if (late.length > 0) {
-      await days.query('begin');
-      await derive(daySql, late);
-      await days.query('commit');
-    }
-    phase('derive');
-    await onProgress(92);
-    // Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans
-    // know the new row counts from the first read.
-    await daySql(`analyze ${ROLLUPS.map(rebuiltName).join(', ')}`);
-    phase('analyze');
-    await onProgress(96);
-
-    // The snapshot's events are folded: the analytics consumer's progress rows of them are set.
-    await read(
-      `update outbox_pending p set done_at = now()
-       where p.consumer = ${ANALYTICS_CONSUMER.code} and p.done_at is null
-         and (exists (select 1 from stock_history h where h.outbox_event_id = p.id)
-              or exists (select 1 from rebuild_pending r where r.event_id = p.id))`,
-    );
-    await onProgress(97);
-    await read(`delete from ${ITEM_STATES}`);
-    const items = new BinaryCopyWriter(
-      reader.query(
-        copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`),
-      ),
-    );
-    fold.writeItems(items);
-    await items.end();
-    await swap(reader, read);
-    await reader.query('commit');
-    await read(`analyze ${ITEM_STATES}`);
-    phase('swap');
-    await onProgress(100);
-    return { items: fold.items.size, events: fold.events, durationMs: Date.now() - started, phasesMs };
-  } finally {
-    // Closing the connections ends unfinished transactions (their new tables vanish with them) and releases
-    // the session lock.
-    await Promise.all(clients.map(client => client.end().catch(() => undefined)));
   }
+
+  async openReader(): Promise<void> {
+    this.reader = await this.connect();
+    this.read = run(this.reader);
+  }
+
+  async openWriters(): Promise<void> {
+    [this.days, this.reasons, this.users, this.duplicates] = await Promise.all([
+      this.connect(),
+      this.connect(),
+      this.connect(),
+      this.connect(),
+    ]);
+    [this.daySql, this.reasonSql, this.userSql, this.duplicateSql] = [
+      run(this.days),
+      run(this.reasons),
+      run(this.users),
+      run(this.duplicates),
+    ];
+  }
+
+  /** Closing the connections ends unfinished transactions (their new tables vanish) and releases the lock. */
+  async close(): Promise<void> {
+    await Promise.all(this.opened.map(client => client.end().catch(() => undefined)));
+  }
+}
+
+/** The rebuild lock, then the new tables a crashed rebuild left are dropped. */
+async function takeLock(c: Connections): Promise<void> {
+  await c.openReader();
+  await c.reader.query(`select ${REBUILD_LOCK_EXCLUSIVE_SESSION}`);
+  await dropRebuiltTables(c.read, ROLLUPS);
+  await c.read(`drop table if exists ${DUPLICATE_REASONS}`);
+}
+
+/** What the rebuild's snapshot holds: its pending events, the number of events and the range of their days. */
+interface Snapshot {
+  pending: PendingEvent[];
+  totalEvents: number;
+  /** Days from 2000-01-01. */
+  firstDay: number;
+  dayCount: number;
+}
+
+/**
+ * Opens the reader's repeatable-read transaction (the rebuild's snapshot) with the `stock.changed` events whose
+ * entry is not written yet in `rebuild_pending`; counts the events and the range of their days from the
+ * history's month counts (never a count of the history) and the pending events.
+ */
+async function openSnapshot(c: Connections): Promise<Snapshot> {
+  const { reader, read } = c;
+  await reader.query('begin isolation level repeatable read');
+  await read(`
+    create temp table rebuild_pending on commit drop as
+    select o.id as event_id, (o.payload->>'itemId')::uuid as item_id, o.payload->>'itemName' as item_name,
+           (o.payload->>'supplierId')::uuid as supplier_id, o.payload->>'supplierName' as supplier_name,
+           (o.payload->>'change')::int as change, (o.payload->>'quantityAfter')::int as quantity_after,
+           o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
+           o.payload->>'createdBy' as created_by,
+           ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
+           case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
+    from outbox_event o
+    where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
+      and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
+  const pending = await read<PendingEvent>(
+    `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
+            created_by, day - date '2000-01-01' as day, reversal_unit_cost
+     from rebuild_pending order by event_id`,
+  );
+  const [{ n }] = await read<{ n: string }>(
+    'select (select coalesce(sum(entries), 0) from history_count_month) as n',
+  );
+  const [range] = await read<{ first: number | null; last: number | null }>(
+    `select min(month) - date '2000-01-01' as first,
+            (max(month) + interval '1 month')::date - date '2000-01-01' as last
+     from history_count_month`,
+  );
+  const pendingDays = pending.map(e => Number(e.day));
+  const firstDay = Math.min(range.first ?? Infinity, ...pendingDays);
+  const lastDay = Math.max(range.last ?? -Infinity, ...pendingDays.map(day => day + 1));
+  return {
+    pending,
+    totalEvents: Math.max(1, Number(n) + pending.length),
+    firstDay,
+    dayCount: Number.isFinite(firstDay) ? lastDay - firstDay : 0,
+  };
+}
+
+/**
+ * Opens the writers' transactions with the folded rollups' new tables and their COPYs, and folds every event of
+ * the snapshot into them (the writers set the pace: the rows of one piece of the read at most wait in memory).
+ * The day, reason and user rows stay in their writers' open transactions; the duplicates' table is committed.
+ */
+async function scanAndFold(
+  c: Connections,
+  snapshot: Snapshot,
+  onProgress: (percent: number) => Promise<void>,
+): Promise<RollupFold> {
+  await c.openWriters();
+  for (const [client, sql, tables] of [
+    [c.days, c.daySql, FOLDED.days],
+    [c.reasons, c.reasonSql, FOLDED.reasons],
+    [c.users, c.userSql, FOLDED.users],
+  ] as const) {
+    await client.query('begin');
+    await sql(`set local maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
+    for (const table of tables) await createRebuiltTable(sql, table);
+  }
+  await c.duplicates.query('begin');
+  await c.duplicateSql(
+    `create table ${DUPLICATE_REASONS} (like analytics_reason_day including defaults, last_event_id bigint)`,
+  );
+  const duplicateReasonRows = new BinaryCopyWriter(
+    c.duplicates.query(
+      copyFrom(
+        `copy ${DUPLICATE_REASONS} (${REASON_COPY_COLUMNS.join(', ')}, last_event_id) from stdin (format binary, freeze)`,
+      ),
+    ),
+  );
+  const dayRows = copyInto(c.days, 'analytics_item_day', DAY_COPY_COLUMNS);
+  const reasonRows = copyInto(c.reasons, 'analytics_reason_day', REASON_COPY_COLUMNS);
+  const userRows = copyInto(c.users, 'analytics_user_day', USER_COPY_COLUMNS);
+  const writers = [dayRows, reasonRows, userRows, duplicateReasonRows];
+  const fold = new RollupFold(
+    dayRows,
+    reasonRows,
+    userRows,
+    duplicateReasonRows,
+    snapshot.firstDay,
+    snapshot.dayCount,
+  );
+  await onProgress(0);
+  const drained = () => Promise.all(writers.map(w => w.drained())).then(() => undefined);
+  await scanEvents(
+    c.reader,
+    fold,
+    snapshot.pending,
+    EVENTS_PER_READ,
+    events => onProgress(Math.min(70, Math.floor((events / snapshot.totalEvents) * 70))),
+    () => (writers.some(w => w.pressure) ? drained() : undefined),
+  );
+  fold.finish();
+  await Promise.all(writers.map(w => w.end()));
+  await c.duplicates.query('commit');
+  return fold;
+}
+
+/** Merges the user rows of days written twice (RollupFold.lateDays), indexes them and commits them. */
+async function finishUserRows(c: Connections, fold: RollupFold): Promise<void> {
+  const late = fold.lateDays();
+  const table = rebuiltName('analytics_user_day');
+  if (late.length > 0)
+    await c.userSql(
+      `with late as (delete from ${table} where day = any($1::date[]) returning *)
+       insert into ${table} (day, supplier_key, created_by, slot, entries)
+       select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
+      [late.map(isoDay)],
+    );
+  for (const t of FOLDED.users) await indexRebuiltTable(c.userSql, t);
+  await c.users.query('commit');
+}
+
+/**
+ * The ends of the day and reason loads: items whose events went back to days already written are folded again,
+ * whole; day rows written twice (an item back on a day it had left) are merged, then the running counts of the
+ * pairs written out of day order are recounted (only the rows whose count changes are written again).
+ */
+async function mergeLoads(c: Connections, fold: RollupFold): Promise<void> {
+  const revisited = fold.revisitedItems();
+  if (revisited.length > 0) await refoldRevisited(c, revisited);
+  const dirty = fold.dirtyItems();
+  await Promise.all([
+    (async () => {
+      if (fold.duplicates.length > 0) await mergeDayRows(c.days, c.daySql, fold, revisited);
+      if (dirty.length > 0) await recountDayRows(c.daySql, dirty);
+    })(),
+    (async () => {
+      if (fold.duplicates.length > 0) await mergeReasonRows(c.reasonSql, revisited);
+      // Dropped in the reason rows' transaction, which has read it.
+      await c.reasonSql(`drop table ${DUPLICATE_REASONS}`);
+    })(),
+  ]);
+}
+
+/** The day and reason rows of `items` deleted and written again from their events, folded whole. */
+async function refoldRevisited(c: Connections, items: string[]): Promise<void> {
+  await Promise.all([
+    c.daySql(`delete from ${rebuiltName('analytics_item_day')} where item_id = any($1::uuid[])`, [items]),
+    c.reasonSql(`delete from ${rebuiltName('analytics_reason_day')} where item_id = any($1::uuid[])`, [
+      items,
+    ]),
+  ]);
+  const days = copyInto(c.days, 'analytics_item_day', DAY_COPY_COLUMNS, false);
+  const reasons = copyInto(c.reasons, 'analytics_reason_day', REASON_COPY_COLUMNS, false);
+  await refoldItems(c.read, sourceSql('where item_id = any($1::uuid[])'), items, days, reasons);
+  await Promise.all([days.end(), reasons.end()]);
+}
+
+/**
+ * The folded tables' indexes (the day and reason rows on their own connections, in parallel), with the rollups
+ * derived from the day rows alone filled first on the day rows' connection; each writer commits. `usersDone`:
+ * the user rows' end, running meanwhile.
+ */
+async function indexFolded(c: Connections, usersDone: Promise<void>): Promise<void> {
+  await Promise.all([
+    (async () => {
+      await derive(c.daySql, DERIVED.filter(fromDays));
+      await indexRebuiltTable(c.daySql, 'analytics_item_day');
+      await c.days.query('commit');
+    })(),
+    (async () => {
+      await indexRebuiltTable(c.reasonSql, 'analytics_reason_day');
+      await c.reasons.query('commit');
+    })(),
+    usersDone,
+  ]);
+}
+
+/** The derived rollups that need more than the day rows, once every folded rollup is complete. */
+async function deriveTheRest(c: Connections): Promise<void> {
+  const rest = DERIVED.filter(d => !fromDays(d));
+  if (rest.length === 0) return;
+  await c.days.query('begin');
+  await derive(c.daySql, rest);
+  await c.days.query('commit');
+}
+
+/**
+ * Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans know the
+ * new row counts from the first read.
+ */
+async function analyzeNewTables(c: Connections): Promise<void> {
+  await c.daySql(`analyze ${ROLLUPS.map(rebuiltName).join(', ')}`);
+}
+
+/**
+ * In the reader's transaction: the snapshot's events are marked folded for the analytics consumer, the items'
+ * states rewritten, the new tables swapped in; then it commits.
+ */
+async function swapIn(
+  c: Connections,
+  fold: RollupFold,
+  onProgress: (percent: number) => Promise<void>,
+): Promise<void> {
+  const { reader, read } = c;
+  await read(
+    `update outbox_pending p set done_at = now()
+     where p.consumer = ${ANALYTICS_CONSUMER.code} and p.done_at is null
+       and (exists (select 1 from stock_history h where h.outbox_event_id = p.id)
+            or exists (select 1 from rebuild_pending r where r.event_id = p.id))`,
+  );
+  await onProgress(97);
+  await read(`delete from ${ITEM_STATES}`);
+  const items = new BinaryCopyWriter(
+    reader.query(
+      copyFrom(`copy ${ITEM_STATES} (${ITEM_COPY_COLUMNS.join(', ')}) from stdin (format binary)`),
+    ),
+  );
+  fold.writeItems(items);
+  await items.end();
+  await swap(reader, read);
+  await reader.query('commit');
+  await read(`analyze ${ITEM_STATES}`);
 }
 
 /** The reason rows of day rows written twice, with their runs' last event ids (a table of the rebuild's own). */
@@ -414,7 +536,7 @@ async function recountDayRows(sql: SqlRun, items: string[]): Promise<void> {
  */
 async function mergeReasonRows(sql: SqlRun, refolded: string[]): Promise<void> {
   const table = rebuiltName('analytics_reason_day');
-  const columns = 'item_id, day, supplier_key, reason, item_name, entries, increase, decrease';
+  const columns = REASON_COPY_COLUMNS.join(', ');
   await sql(
     `with twice as (select * from ${DUPLICATE_REASONS} where item_id <> all($1::uuid[])),
           d as (delete from ${table} t

@@ -1,4 +1,5 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
+import { WAC_BUCKET_COLUMNS } from './activity-rollups.js';
 import { ByteDictionary } from './byte-dictionary.js';
 import { formatUnits } from './decimal.js';
 import { applyReversal, applyWac, wacBooking, type WacMove } from './wac.js';
@@ -18,14 +19,7 @@ export const DAY_COPY_COLUMNS = [
   'closing_price',
   'wac_q',
   'wac_c',
-  'purchases_qty',
-  'purchases_cost',
-  'returns_in_qty',
-  'returns_in_cost',
-  'cogs_qty',
-  'cogs_cost',
-  'write_off_qty',
-  'write_off_cost',
+  ...WAC_BUCKET_COLUMNS,
   'last_event_id',
   'cum_entries',
 ];
@@ -41,6 +35,43 @@ export const REASON_COPY_COLUMNS = [
 ];
 export const USER_COPY_COLUMNS = ['day', 'supplier_key', 'created_by', 'slot', 'entries'];
 export const ITEM_COPY_COLUMNS = ['item_id', 'wac_q', 'wac_c', 'last_event_id'];
+
+/**
+ * One event as the fold takes it. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason`
+ * and `user` are ids of the fold's dictionaries; `day` counts days from 2000-01-01; `price` and `reversal` (the
+ * unit cost of a reversal, else NaN) are units of 1e-4. A reader fills one record per scan (rollupEvent) and
+ * passes it for every event, so the hot loop allocates nothing.
+ */
+export interface RollupEvent {
+  item: number;
+  eventId: number;
+  day: number;
+  supplier: number;
+  supplierName: number;
+  itemName: number;
+  change: number;
+  quantityAfter: number;
+  reason: number;
+  price: number;
+  reversal: number;
+  user: number;
+}
+
+/** A record to fill and pass to RollupFold.step, event after event. */
+export const rollupEvent = (): RollupEvent => ({
+  item: 0,
+  eventId: 0,
+  day: 0,
+  supplier: 0,
+  supplierName: -1,
+  itemName: 0,
+  change: 0,
+  quantityAfter: 0,
+  reason: 0,
+  price: 0,
+  reversal: NaN,
+  user: 0,
+});
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 /** No day (no open run, nothing written yet). */
@@ -194,31 +225,29 @@ export class RollupFold {
   }
 
   /**
-   * Folds one event. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason` and `user` are
-   * ids of this fold's dictionaries; `day` counts days from 2000-01-01; `price` and `reversal` (the unit cost of
-   * a reversal, else NaN) are units of 1e-4.
+   * Folds one event (the caller may reuse the record for the next: the fold keeps nothing of it).
    */
-  step(
-    item: number,
-    eventId: number,
-    day: number,
-    supplier: number,
-    supplierName: number,
-    itemName: number,
-    change: number,
-    quantityAfter: number,
-    reason: number,
-    price: number,
-    reversal: number,
-    user: number,
-  ): void {
+  step(event: RollupEvent): void {
+    const {
+      item,
+      eventId,
+      day,
+      supplier,
+      supplierName,
+      itemName,
+      change,
+      quantityAfter,
+      reason,
+      price,
+      reversal,
+    } = event;
     this.events++;
     if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
     while (reason * 4 >= this.bookingBucket.length)
       this.addBookings(this.reasons.texts[this.bookingBucket.length / 4]);
     if (day > this.maxDay) this.advance(day);
-    this.countUser(day, supplier, user);
+    this.countUser(day, supplier, event.user);
 
     const open = this.runDay[item];
     if (open !== day || this.runSupplier[item] !== supplier) {
@@ -335,7 +364,7 @@ export class RollupFold {
   /** Writes the items' running states (analytics_item rows) after the last event. */
   writeItems(w: BinaryCopyWriter): void {
     for (let item = 0; item < this.items.size; item++) {
-      w.row(4);
+      w.row(ITEM_COPY_COLUMNS.length);
       w.uuid(this.items.values[item], 0);
       w.int4(this.q[item]);
       w.numeric(this.cOf(item));
@@ -418,7 +447,7 @@ export class RollupFold {
       if (entries === 0) continue;
       if (!skip) {
         const w = duplicate ? this.duplicateReasonRows : this.reasonRows;
-        w.row(duplicate ? 9 : 8);
+        w.row(duplicate ? REASON_COPY_COLUMNS.length + 1 : REASON_COPY_COLUMNS.length);
         w.uuid(itemId, 0);
         w.date(day);
         w.uuid(supplierKey, 0);
@@ -437,7 +466,7 @@ export class RollupFold {
     const running = duplicate ? 0 : placed;
     if (duplicate) this.duplicates.push(item, day, supplier);
     const w = this.dayRows;
-    w.row(23);
+    w.row(DAY_COPY_COLUMNS.length);
     w.uuid(itemId, 0);
     w.date(day);
     w.uuid(supplierKey, 0);
@@ -547,7 +576,7 @@ export class RollupFold {
     const w = this.userRows;
     for (const [key, entries] of counts) {
       const supplier = Math.floor(key / USERS);
-      w.row(5);
+      w.row(USER_COPY_COLUMNS.length);
       w.date(day);
       w.uuid(this.suppliers.values[supplier], 0);
       w.text(this.users.values[key - supplier * USERS]);

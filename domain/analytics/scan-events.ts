@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { numericUnits } from './binary-copy.js';
 import { toUnits } from './decimal.js';
-import type { RollupFold } from './rollup-fold.js';
+import { rollupEvent, type RollupEvent, type RollupFold } from './rollup-fold.js';
 import { BinaryCopyReader, readInt8 } from '../shared/binary-copy-reader.js';
 
 const FIELDS = 12;
@@ -42,9 +42,10 @@ export async function scanEvents(
   let next = 0;
   const foldPendingBefore = (eventId: number) => {
     while (next < pending.length && Number(pending[next].event_id) < eventId)
-      foldPending(fold, pending[next++]);
+      foldPending(fold, pending[next++], event);
   };
   const field = new Int32Array(FIELDS * 2);
+  const event = rollupEvent();
   let lastEventId: number | null = null;
   const reader = new BinaryCopyReader('report rebuild');
   for (;;) {
@@ -83,20 +84,20 @@ export async function scanEvents(
         const supplierAt = field[6];
         const supplierNameAt = field[8];
         const reversalAt = field[22];
-        fold.step(
-          fold.items.idOf(bytes, field[0], field[0] + 16),
-          eventId,
-          bytes.readInt32BE(field[4]),
-          field[7] < 0 ? 0 : fold.suppliers.idOf(bytes, supplierAt, supplierAt + 16),
-          field[9] < 0 ? -1 : fold.names.idOf(bytes, supplierNameAt, supplierNameAt + field[9]),
-          fold.names.idOf(bytes, field[10], field[10] + field[11]),
-          bytes.readInt32BE(field[12]),
-          bytes.readInt32BE(field[14]),
-          fold.reasons.idOf(bytes, field[16], field[16] + field[17]),
-          numericUnits(bytes, field[18]),
-          field[23] < 0 ? NaN : numericUnits(bytes, reversalAt),
-          fold.users.idOf(bytes, field[20], field[20] + field[21]),
-        );
+        event.item = fold.items.idOf(bytes, field[0], field[0] + 16);
+        event.eventId = eventId;
+        event.day = bytes.readInt32BE(field[4]);
+        event.supplier = field[7] < 0 ? 0 : fold.suppliers.idOf(bytes, supplierAt, supplierAt + 16);
+        event.supplierName =
+          field[9] < 0 ? -1 : fold.names.idOf(bytes, supplierNameAt, supplierNameAt + field[9]);
+        event.itemName = fold.names.idOf(bytes, field[10], field[10] + field[11]);
+        event.change = bytes.readInt32BE(field[12]);
+        event.quantityAfter = bytes.readInt32BE(field[14]);
+        event.reason = fold.reasons.idOf(bytes, field[16], field[16] + field[17]);
+        event.price = numericUnits(bytes, field[18]);
+        event.reversal = field[23] < 0 ? NaN : numericUnits(bytes, reversalAt);
+        event.user = fold.users.idOf(bytes, field[20], field[20] + field[21]);
+        fold.step(event);
         lastEventId = eventId;
         rows++;
         at = end;
@@ -107,23 +108,22 @@ export async function scanEvents(
     await onBatch(fold.events);
     if (rows < batch) break;
   }
-  while (next < pending.length) foldPending(fold, pending[next++]);
+  while (next < pending.length) foldPending(fold, pending[next++], event);
 }
 
-function foldPending(fold: RollupFold, e: PendingEvent): void {
+function foldPending(fold: RollupFold, e: PendingEvent, event: RollupEvent): void {
   const uuid = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
-  fold.step(
-    fold.items.idOf(uuid(e.item_id), 0, 16),
-    Number(e.event_id),
-    Number(e.day),
-    e.supplier_id === null ? 0 : fold.suppliers.idOf(uuid(e.supplier_id), 0, 16),
-    e.supplier_name === null ? -1 : fold.names.idOfText(e.supplier_name),
-    fold.names.idOfText(e.item_name),
-    Number(e.change),
-    Number(e.quantity_after),
-    fold.reasons.idOfText(e.reason),
-    Number(toUnits(e.price)),
-    e.reversal_unit_cost === null ? NaN : Number(toUnits(e.reversal_unit_cost)),
-    fold.users.idOfText(e.created_by),
-  );
+  event.item = fold.items.idOf(uuid(e.item_id), 0, 16);
+  event.eventId = Number(e.event_id);
+  event.day = Number(e.day);
+  event.supplier = e.supplier_id === null ? 0 : fold.suppliers.idOf(uuid(e.supplier_id), 0, 16);
+  event.supplierName = e.supplier_name === null ? -1 : fold.names.idOfText(e.supplier_name);
+  event.itemName = fold.names.idOfText(e.item_name);
+  event.change = Number(e.change);
+  event.quantityAfter = Number(e.quantity_after);
+  event.reason = fold.reasons.idOfText(e.reason);
+  event.price = Number(toUnits(e.price));
+  event.reversal = e.reversal_unit_cost === null ? NaN : Number(toUnits(e.reversal_unit_cost));
+  event.user = fold.users.idOfText(e.created_by);
+  fold.step(event);
 }

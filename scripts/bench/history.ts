@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createDatabases } from '../create-databases.js';
@@ -10,7 +10,7 @@ import { runScript } from '../run-script.js';
 import { historyExportRows } from '../../domain/stock-history/stock-history-queries.js';
 import { copyCsvSql, inlineParams } from '../../domain/shared/csv-copy.js';
 import { HISTORY_CSV_COPY_COLUMNS } from '../../domain/stock-history/history-csv.js';
-import { fillCatalog, fillHistory } from './history-fill.js';
+import { fillCatalog, fillHistory, type FillShape } from './history-fill.js';
 import {
   mb,
   runRelease,
@@ -27,7 +27,9 @@ import {
  * BENCH_HISTORY_FRESH=1 drops and recreates it first, so the first size can be filled). Stockroom's web and
  * worker processes run exactly as the Procfile's `web` and `worker` lines (compiled output, after its `release`
  * line). For each size of BENCH_HISTORY_SIZES (default 100000,10000000; a size the history already exceeds is
- * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years), VACUUM ANALYZEs, and prints:
+ * skipped) it fills the history in SQL (2,000 items, 20 suppliers, three years; BENCH_HISTORY_SHAPE `spread`, the
+ * default, or `daily`: every item every day, 5x10^6 entries by default, database stockroom_bench_history_daily;
+ * see history-fill.ts), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
  * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
  * against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a header), and of the
@@ -37,8 +39,14 @@ import {
  */
 export async function benchHistory(): Promise<void> {
   const databaseUrl =
-    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench_history';
-  const sizes = (process.env.BENCH_HISTORY_SIZES ?? '100000,10000000').split(',').map(Number);
+    process.env.BENCH_DATABASE_URL ??
+    `postgres://postgres@127.0.0.1:5432/stockroom_bench_history${process.env.BENCH_HISTORY_SHAPE === 'daily' ? '_daily' : ''}`;
+  const shape = (process.env.BENCH_HISTORY_SHAPE ?? 'spread') as FillShape;
+  if (shape !== 'spread' && shape !== 'daily')
+    throw new Error(`BENCH_HISTORY_SHAPE: spread or daily, not ${shape}`);
+  const sizes = (process.env.BENCH_HISTORY_SIZES ?? (shape === 'daily' ? '5000000' : '100000,10000000'))
+    .split(',')
+    .map(Number);
   const requests = Math.max(3, Number(process.env.BENCH_HISTORY_REQUESTS ?? 20));
   const parts = new Set((process.env.BENCH_HISTORY_PARTS ?? 'reads,exports,rebuild').split(','));
   const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-history-'));
@@ -77,13 +85,15 @@ export async function benchHistory(): Promise<void> {
         continue;
       }
       const fillStart = Date.now();
-      await fillHistory(db, size);
+      await fillHistory(db, size, undefined, shape);
       await db.query(
         'vacuum analyze stock_history, history_count_hour, history_count_day, history_count_month, history_count_item',
       );
       await db.query('vacuum analyze history_item_name, inventory_item, supplier');
       console.log(
-        `\n## ${size.toLocaleString('en')} entries (filled and vacuumed in ${secs(Date.now() - fillStart)})`,
+        `\n## ${size.toLocaleString('en')} entries, ${shape} shape (filled and vacuumed in ${secs(Date.now() - fillStart)}; load average ${loadavg()
+          .map(l => l.toFixed(1))
+          .join(' ')})`,
       );
       const get = (url: string) => timed(`${base}${url}`, auth);
       const item = await itemIdOf(db, 'item 42');
