@@ -144,13 +144,20 @@ export async function drainConsumer(
   apply: ConsumerBatch,
   options: DrainOptions = {},
 ): Promise<DrainResult> {
-  if (apply.held === undefined) return drain(em, consumer, apply, options);
+  const batchSize = options.batchSize ?? CONSUMER_BATCH;
+  if (apply.held === undefined) {
+    const runner = options.oneStatement
+      ? statementRunner(em, consumer, apply, options.oneStatement, batchSize, options)
+      : transactionRunner(em, consumer, apply, batchSize, options);
+    return drain(em, consumer, apply, runner, batchSize, options);
+  }
   // The run keeps one connection: its session advisory locks hold the partitions between the two statements.
   const client = await (await consumerPool(em)).connect();
-  const session: Session = { run: preparedRun(client), holding: false, held: apply.held };
+  const session: Session = { run: preparedRun(client), holding: false };
   let broken = false;
   try {
-    return await drain(em, consumer, apply, options, session);
+    const runner = heldRunner(consumer, apply.held, session, batchSize, options);
+    return await drain(em, consumer, apply, runner, batchSize, options);
   } finally {
     if (session.holding) await session.run(RELEASE_SQL).catch(() => (broken = true));
     client.release(broken);
@@ -161,80 +168,152 @@ export async function drainConsumer(
 interface Session {
   run: SqlRun;
   holding: boolean;
-  held: HeldBatch;
 }
 
+/**
+ * How a run's batches take their partitions and apply their events: one runner per batch mode (TakeMode), so
+ * that the run's loop (drain) knows nothing of connections, locks or statements.
+ */
+interface BatchRunner {
+  /**
+   * One batch: takes partitions from `start` on (none of `skip`), applies their pending events (up to the batch
+   * size) and returns how many; sets `taken.parts` as soon as it knows them. On failure nothing was applied.
+   */
+  batch(start: number, skip: number[], taken: { parts: number[] }): Promise<number>;
+  /**
+   * After a failed batch: what the run goes on with. The runner itself (after giving back what the batch
+   * held), whose batch's partitions then fall back to one item at a time; or another runner that retries
+   * the batch (a one-statement batch does not say which partitions it took).
+   */
+  failed(): Promise<BatchRunner>;
+  /**
+   * Whether a short batch is followed by a look at its partitions before the run may end: its take looked at
+   * every partition, but events may have been committed in its own while it held them. A batch that costs no
+   * more than the look goes on to its next batch instead (while events keep coming, a look often finds some).
+   */
+  looksAfterShortBatch: boolean;
+  /** Whether any event of `parts` is pending for the consumer (giving back the partitions the run holds). */
+  anyPending(parts: number[]): Promise<boolean>;
+}
+
+/** `session` mode: a held batch (HeldBatch) on the run's own connection. */
+function heldRunner(
+  consumer: OutboxConsumer,
+  held: HeldBatch,
+  session: Session,
+  batchSize: number,
+  options: DrainOptions,
+): BatchRunner {
+  const take = takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'session');
+  const runner: BatchRunner = {
+    batch: async (start, skip, taken) => {
+      session.holding = true;
+      const n = await held(session.run, take, [start, skip, consumer.lockNamespace], batchSize, taken);
+      // A take that took nothing gave the session back itself (takeAndReadSql).
+      if (taken.parts.length === 0) session.holding = false;
+      return n;
+    },
+    failed: async () => {
+      // Nothing of the batch was applied: free its partitions for the fallback's transaction locks.
+      await session.run(RELEASE_SQL);
+      session.holding = false;
+      return runner;
+    },
+    looksAfterShortBatch: false,
+    anyPending: async parts => {
+      const pending = await lookAt(session.run, consumer, parts, true);
+      session.holding = false;
+      return pending;
+    },
+  };
+  return runner;
+}
+
+/** `statement` mode: a one-statement batch (OneStatementBatch) on consumerPool. */
+function statementRunner(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  oneStatement: OneStatementBatch,
+  batchSize: number,
+  options: DrainOptions,
+): BatchRunner {
+  const take = takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'statement');
+  return {
+    batch: async (start, skip, taken) => {
+      const batch = await oneStatement(
+        preparedRun(await consumerPool(em)),
+        take,
+        [start, skip, consumer.lockNamespace],
+        batchSize,
+      );
+      taken.parts = batch.parts;
+      return batch.applied;
+    },
+    // The statement does not say which partitions it took: find out the way every other consumer works.
+    failed: async () => transactionRunner(em, consumer, apply, batchSize, options),
+    looksAfterShortBatch: false,
+    anyPending: async parts => lookAt(preparedRun(await consumerPool(em)), consumer, parts, false),
+  };
+}
+
+/** `transaction` mode: take, read, write and markers in one transaction on the ORM's pool. */
+function transactionRunner(
+  em: EntityManager,
+  consumer: OutboxConsumer,
+  apply: ConsumerBatch,
+  batchSize: number,
+  options: DrainOptions,
+): BatchRunner {
+  const take = takePartitionsSql(consumer, options.rebuildShared === true, batchSize);
+  const runner: BatchRunner = {
+    batch: (start, skip, taken) =>
+      nativeTransaction(em, async sql => {
+        // The partitions with pending events that this transaction could lock, looking from `start` on, until
+        // they hold a batch; the same statement takes the rebuild lock shared when asked and sets the commit
+        // mode (one round trip; the lock is held before the batch reads anything).
+        const rows = await sql<{ part: number }>(take, [start, skip, consumer.lockNamespace]);
+        taken.parts = rows.map(row => Number(row.part));
+        return taken.parts.length === 0 ? 0 : apply(sql, taken.parts, batchSize);
+      }),
+    failed: async () => runner,
+    looksAfterShortBatch: true,
+    anyPending: async parts => lookAt(preparedRun(await consumerPool(em)), consumer, parts, false),
+  };
+  return runner;
+}
+
+/**
+ * The run's loop, the same for every batch mode: batches until a take or look finds nothing pending that it
+ * can take (then the run lingers, see RUN_LINGER_MS), spaced while the consumer keeps up, a failed batch's
+ * partitions one item at a time.
+ */
 async function drain(
   em: EntityManager,
   consumer: OutboxConsumer,
   apply: ConsumerBatch,
+  first: BatchRunner,
+  batchSize: number,
   options: DrainOptions,
-  session?: Session,
 ): Promise<DrainResult> {
-  const batchSize = options.batchSize ?? CONSUMER_BATCH;
   const result: DrainResult = { applied: 0, batches: 0, failed: 0 };
   const poisoned: number[] = [];
-  let oneStatement = options.oneStatement;
+  const pace = runPace(options.freed);
+  let runner = first;
   let start = consumer.firstPartition;
-  let freed = options.freed === undefined;
-  void options.freed?.then(() => (freed = true));
-  // When the run's last batch started, and whether it applied less than a full batch (but something).
-  let lastStarted = 0;
-  let keepingUp = false;
-  // Until when a run that finds nothing goes on looking (RUN_LINGER_MS from its first take that found nothing).
-  let lingerUntil: number | undefined;
-  const mayStop = (): boolean => {
-    lingerUntil ??= performance.now() + RUN_LINGER_MS;
-    if (performance.now() >= lingerUntil) return true;
-    keepingUp = true;
-    return false;
-  };
   for (;;) {
     if (options.stopping?.aborted) return result;
-    if (keepingUp) {
-      const wait = lastStarted + BATCH_SPACING_MS - performance.now();
-      if (wait >= 1) await delay(wait);
-    }
-    lastStarted = performance.now();
-    keepingUp = false;
+    await pace.nextBatch();
     // Whether the doorbell was free when this take started (a run may end on it).
-    let mayEnd = freed;
+    let mayEnd = pace.freed;
     const taken: { parts: number[] } = { parts: [] };
     let n: number;
     try {
-      if (session) {
-        session.holding = true;
-        n = await session.held(
-          session.run,
-          takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'session'),
-          [start, poisoned, consumer.lockNamespace],
-          batchSize,
-          taken,
-        );
-        // A take that took nothing gave the session back itself (takeAndReadSql).
-        if (taken.parts.length === 0) session.holding = false;
-      } else if (oneStatement) {
-        ({ parts: taken.parts, applied: n } = await oneStatement(
-          preparedRun(await consumerPool(em)),
-          takePartitionsSql(consumer, options.rebuildShared === true, batchSize, 'statement'),
-          [start, poisoned, consumer.lockNamespace],
-          batchSize,
-        ));
-      } else {
-        n = await nativeTransaction(em, async sql => {
-          taken.parts = await takePendingPartitions(sql, consumer, start, batchSize, poisoned, options);
-          return taken.parts.length === 0 ? 0 : apply(sql, taken.parts, batchSize);
-        });
-      }
+      n = await runner.batch(start, poisoned, taken);
     } catch (error) {
-      if (session) {
-        // Nothing of the batch was applied: free its partitions for the fallback's transaction locks.
-        await session.run(RELEASE_SQL);
-        session.holding = false;
-      }
-      if (oneStatement && !session) {
-        // The statement does not say which partitions it took: find out the way every other consumer works.
-        oneStatement = undefined;
+      const next = await runner.failed();
+      if (next !== runner) {
+        runner = next;
         continue;
       }
       if (taken.parts.length === 0) throw error;
@@ -245,27 +324,62 @@ async function drain(
       continue;
     }
     if (taken.parts.length === 0) {
-      if (mayEnd && mayStop()) return result;
-      await options.freed;
+      if (await pace.foundNothing(mayEnd)) return result;
       continue;
     }
-    if (n > 0) lingerUntil = undefined;
-    keepingUp = n > 0 && n < batchSize;
+    pace.applied(n, batchSize);
     result.applied += n;
     result.batches += 1;
     start = partitionAfter(start, taken.parts);
     if (n >= batchSize) options.onBacklog?.();
-    // A short batch's take looked at every partition. A one-statement batch (or a held batch's take) costs no
-    // more than the look, and while events keep coming (a look often finds some under load) it saves the look:
-    // such a run goes on until a batch is empty.
-    else if ((oneStatement === undefined && session === undefined) || n === 0) {
-      mayEnd = freed;
-      if (!(await anyPending(em, consumer, taken.parts, session))) {
-        if (mayEnd && mayStop()) return result;
-        await options.freed;
-      }
+    else if (runner.looksAfterShortBatch || n === 0) {
+      mayEnd = pace.freed;
+      if (!(await runner.anyPending(taken.parts)) && (await pace.foundNothing(mayEnd))) return result;
     }
   }
+}
+
+/**
+ * When a run's batches start and when it ends: batches at least BATCH_SPACING_MS apart while the consumer keeps
+ * up (the last batch applied something but was not full); a take or look that finds nothing ends the run once
+ * it has found nothing for RUN_LINGER_MS and the doorbell was free when that take or look started (`freed`),
+ * else it waits for the doorbell to be freed and looks again.
+ */
+function runPace(freeing?: Promise<void>) {
+  let freed = freeing === undefined;
+  void freeing?.then(() => (freed = true));
+  // When the run's last batch started, and whether it applied less than a full batch (but something).
+  let lastStarted = 0;
+  let keepingUp = false;
+  // Until when a run that finds nothing goes on looking (RUN_LINGER_MS from its first take that found nothing).
+  let lingerUntil: number | undefined;
+  return {
+    get freed() {
+      return freed;
+    },
+    async nextBatch(): Promise<void> {
+      if (keepingUp) {
+        const wait = lastStarted + BATCH_SPACING_MS - performance.now();
+        if (wait >= 1) await delay(wait);
+      }
+      lastStarted = performance.now();
+      keepingUp = false;
+    },
+    applied(n: number, batchSize: number): void {
+      if (n > 0) lingerUntil = undefined;
+      keepingUp = n > 0 && n < batchSize;
+    },
+    /** A take or look found nothing: whether the run ends now (`mayEnd`: the doorbell was free when it started). */
+    async foundNothing(mayEnd: boolean): Promise<boolean> {
+      if (mayEnd) {
+        lingerUntil ??= performance.now() + RUN_LINGER_MS;
+        if (performance.now() >= lingerUntil) return true;
+        keepingUp = true;
+      }
+      await freeing;
+      return false;
+    },
+  };
 }
 
 /** The partition after the last of `parts` in the order that starts at `start` (where the next batch looks first). */
@@ -276,42 +390,21 @@ function partitionAfter(start: number, parts: number[]): number {
 
 /**
  * Whether any event of the partitions is pending for the consumer (one autocommit statement). On a run's own
- * connection the same statement first releases the partitions it holds (its last batch has committed).
+ * connection (`release`) the same statement first releases the partitions it holds (its last batch has
+ * committed).
  */
-async function anyPending(
-  em: EntityManager,
+async function lookAt(
+  run: SqlRun,
   consumer: OutboxConsumer,
   parts: number[],
-  session?: Session,
+  release: boolean,
 ): Promise<boolean> {
-  const [row] = await (session?.run ?? preparedRun(await consumerPool(em)))<{ pending: boolean }>(
-    `select ${session ? 'pg_advisory_unlock_all(), ' : ''}exists (select 1 from outbox_pending
+  const [row] = await run<{ pending: boolean }>(
+    `select ${release ? 'pg_advisory_unlock_all(), ' : ''}exists (select 1 from outbox_pending
        where consumer = ${consumer.code} and part = any($1::int[]) and done_at is null) as pending`,
     [parts],
   );
-  if (session) session.holding = false;
   return row.pending;
-}
-
-/**
- * The partitions with pending events that this transaction could lock, looking from `start` on, until they hold
- * `batch` pending events (or every partition was looked at): concurrent runs of one consumer skip each other's
- * locked partitions, so they spread out by themselves. The same statement takes the rebuild lock shared when
- * asked and sets the commit mode (one round trip; the lock is held before the batch reads anything).
- */
-async function takePendingPartitions(
-  sql: SqlRun,
-  consumer: OutboxConsumer,
-  start: number,
-  batch: number,
-  exclude: number[],
-  options: DrainOptions,
-): Promise<number[]> {
-  const rows = await sql<{ part: number }>(
-    takePartitionsSql(consumer, options.rebuildShared === true, batch),
-    [start, exclude, consumer.lockNamespace],
-  );
-  return rows.map(row => Number(row.part));
 }
 
 /**
@@ -323,7 +416,7 @@ async function takePendingPartitions(
 type TakeMode = 'transaction' | 'statement' | 'session';
 
 /**
- * The select of takePendingPartitions (a `part` column): $1 the first partition, $2 the partitions to skip, $3
+ * The select of a take (a `part` column): $1 the first partition, $2 the partitions to skip, $3
  * the lock namespace; `batch` is the batch size. In `session` mode it first releases what the run held (its
  * previous batch has committed), then takes the rebuild lock shared and the partitions as session locks.
  */

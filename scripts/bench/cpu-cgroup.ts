@@ -9,6 +9,17 @@ export interface CpuCap {
   add(pid: number): void;
   /** Moves whatever is left back to the parent and removes the cgroup (once an exited process is reaped). */
   remove(): Promise<void>;
+  /**
+   * The cap's periods so far, how many of them ran out of quota (the processes had work left when it was
+   * used up) and for how long they were held back, in ms: whether the cap, or something else, limited them.
+   */
+  throttling(): Throttling;
+}
+
+export interface Throttling {
+  periods: number;
+  throttled: number;
+  throttledMs: number;
 }
 
 const PERIOD_US = 100_000;
@@ -19,7 +30,15 @@ const PERIOD_US = 100_000;
  * (`cpu.max`). Undefined, with the reason, when neither can be written (not root, no controller, a container
  * without a writable cgroup file system).
  */
-function cgroupBase(): { version: 1 | 2; dir: string } | string {
+let base: ReturnType<typeof findCgroupBase> | undefined;
+
+/**
+ * Found once: the bench may move itself into a cgroup of its own (cpuCap's `add`), and every cgroup it makes
+ * stays a sibling of that one, never its child.
+ */
+const cgroupBase = () => (base ??= findCgroupBase());
+
+function findCgroupBase(): { version: 1 | 2; dir: string } | string {
   const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
   const v1 = own.find(line => /^\d+:([^:]*,)?cpu(,[^:]*)?:/.test(line));
   if (v1 && existsSync('/sys/fs/cgroup/cpu/cpu.cfs_quota_us')) {
@@ -53,28 +72,55 @@ function writable(dir: string): boolean {
 }
 
 /**
- * A new cgroup capped at `cores` of one core (e.g. 0.1), or the reason why none can be made here. Several at once
- * give each process a cap of its own.
+ * A new cgroup capped at `cores` of one core (e.g. 0.1; undefined: no cap), or the reason why none can be made
+ * here. Several at once give each process a cap of its own. `weight` multiplies the default weight the scheduler
+ * gives the cgroup against every other task of the machine (v1 `cpu.shares`, v2 `cpu.weight`): on a shared
+ * machine whose load average is far above its cores, a cgroup of default weight gets less than a tenth of a core
+ * however little its cap, so the neighbours, not the cap, would limit it.
  */
-export function cpuCap(name: string, cores: number): CpuCap | string {
+export function cpuCap(name: string, cores: number | undefined, weight = 1): CpuCap | string {
   const base = cgroupBase();
   if (typeof base === 'string') return base;
   const dir = path.join(base.dir, name);
   try {
     mkdirSync(dir);
-    const quota = Math.round(cores * PERIOD_US);
+    const quota = cores === undefined ? undefined : Math.round(cores * PERIOD_US);
     if (base.version === 1) {
+      writeFileSync(path.join(dir, 'cpu.shares'), String(Math.min(Math.round(1024 * weight), 262_144)));
       writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(PERIOD_US));
-      writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(quota));
-    } else writeFileSync(path.join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
+      if (quota !== undefined) writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(quota));
+    } else {
+      writeFileSync(path.join(dir, 'cpu.weight'), String(Math.min(Math.round(100 * weight), 10_000)));
+      if (quota !== undefined) writeFileSync(path.join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
+    }
   } catch (error) {
     return `cannot create the cgroup ${dir}: ${(error as Error).message}`;
   }
   const procs = (at: string) => path.join(at, 'cgroup.procs');
   return {
     path: dir,
+    throttling: () => {
+      const stat = new Map(
+        readFileSync(path.join(dir, 'cpu.stat'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map(line => line.split(' ') as [string, string]),
+      );
+      const number = (key: string) => Number(stat.get(key) ?? 0);
+      return {
+        periods: number('nr_periods'),
+        throttled: number('nr_throttled'),
+        throttledMs: base.version === 1 ? number('throttled_time') / 1e6 : number('throttled_usec') / 1e3,
+      };
+    },
     add: pid => {
-      for (const member of processTree(pid)) writeFileSync(procs(dir), String(member));
+      for (const member of processTree(pid))
+        try {
+          writeFileSync(procs(dir), String(member));
+        } catch (error) {
+          // A process that exited meanwhile (ESRCH) has nothing left to cap.
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
     },
     remove: async () => {
       for (let attempt = 0; ; attempt++) {

@@ -13,13 +13,14 @@ import { migrate } from '../../config/database.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
 import { CONSUMER_BATCH } from '../../domain/outbox/drain-consumer.js';
-import { cpuCap, type CpuCap } from './cpu-cgroup.js';
+import { cpuCap, type CpuCap, type Throttling } from './cpu-cgroup.js';
 import { backendCpuMs, backendCpuSince, busyShare, machineCpu } from './backend-cpu.js';
 import {
   procfileCommand,
   runLoad,
   startProcfileProcess,
   startShellProcess,
+  treeThreadCpuMs,
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
@@ -386,6 +387,55 @@ const SCALING_PROCESSES = (process.env.BENCH_SCALING_PROCESSES ?? '1,2,3').split
 const SCALING_CORES = Number(process.env.BENCH_SCALING_CORES ?? 0.1);
 
 /**
+ * The weight of each capped worker process against every other task of the machine, in multiples of a task's
+ * (BENCH_SCALING_WEIGHT, 10): on this shared machine the load average is often 10-25 on two cores, and a cgroup
+ * of one task's weight then gets less than its 0.1 core; with more weight it gets its cap, and no more.
+ */
+const SCALING_WEIGHT = Number(process.env.BENCH_SCALING_WEIGHT ?? 10);
+
+/**
+ * The weight of everything else of the bench during the scaling phase (BENCH_SCALING_FEEDER_WEIGHT, 64; 0 leaves
+ * it where it is): the bench and its web process, and every PostgreSQL backend of the bench's database, each in
+ * a cgroup of that weight without a cap. Then the database, as on a server of its own, serves what the capped
+ * processes ask of it, and the backlog is written at the API's rate, not the neighbours' (at a load average of
+ * 25 the web process wrote 130 events/s).
+ */
+const SCALING_FEEDER_WEIGHT = Number(process.env.BENCH_SCALING_FEEDER_WEIGHT ?? 64);
+
+/**
+ * Moves the bench (with the processes it starts from now on) and `children` into a weighted cgroup, and every
+ * backend of the bench's database into another, once a second (connections come and go), until the returned
+ * function is called; that moves them back.
+ */
+async function weightFeeders(pool: pg.Pool, children: BenchProcess[]): Promise<() => Promise<void>> {
+  if (SCALING_FEEDER_WEIGHT <= 0) return async () => undefined;
+  const feeder = cpuCap(`stockroom-bench-${process.pid}-feeder`, undefined, SCALING_FEEDER_WEIGHT) as CpuCap;
+  const backends = cpuCap(
+    `stockroom-bench-${process.pid}-backends`,
+    undefined,
+    SCALING_FEEDER_WEIGHT,
+  ) as CpuCap;
+  for (const member of [process.pid, ...children.map(child => child.pid)]) feeder.add(member);
+  const moved = new Set<number>();
+  const move = async () => {
+    const { rows } = await pool.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database()',
+    );
+    for (const { pid } of rows.filter(row => !moved.has(row.pid))) {
+      backends.add(pid);
+      moved.add(pid);
+    }
+  };
+  await move();
+  const moving = setInterval(() => void move().catch(() => undefined), 1000);
+  return async () => {
+    clearInterval(moving);
+    await backends.remove();
+    await feeder.remove();
+  };
+}
+
+/**
  * Whether more worker processes add capacity where there are cores for them. On this machine's two cores one
  * uncapped process already fills them with its consumers' backends, so each worker process gets a cgroup of its
  * own capped at SCALING_CORES of one core: then the workers, not PostgreSQL or the cores, limit the drain, as on
@@ -408,6 +458,21 @@ scaling phase skipped: ${probe}`);
     return;
   }
   await probe.remove();
+  const unweight = await weightFeeders(pool, children);
+  try {
+    await scalingRounds(pool, write, children, env);
+  } finally {
+    await unweight();
+  }
+}
+
+/** scalingRun's rounds, each count of processes in turn, and their table. */
+async function scalingRounds(
+  pool: pg.Pool,
+  write: Write,
+  children: BenchProcess[],
+  env: Record<string, string>,
+): Promise<void> {
   const events = Math.max(
     Number(process.env.BENCH_SCALING_EVENTS ?? 100_000),
     30 * CONSUMER_BATCH * Math.max(...SCALING_PROCESSES),
@@ -424,7 +489,7 @@ scaling phase skipped: ${probe}`);
     for (const count of SCALING_PROCESSES) {
       const workers = await startStopped(count, env, children);
       const caps = workers.map((worker, i) => {
-        const cap = cpuCap(`stockroom-bench-${process.pid}-${i}`, SCALING_CORES) as CpuCap;
+        const cap = cpuCap(`stockroom-bench-${process.pid}-${i}`, SCALING_CORES, SCALING_WEIGHT) as CpuCap;
         cap.add(worker.pid);
         return cap;
       });
@@ -438,7 +503,7 @@ scaling phase skipped: ${probe}`);
         await vacuum(pool);
         const mark = await maxEventId(pool);
         await writeBacklog(pool, write, mark, events);
-        const run = await cappedDrain(pool, mark, workers);
+        const run = await cappedDrain(pool, mark, workers, caps);
         runs.get(count)!.push(run);
         const ones = runs.get(SCALING_PROCESSES[0])![round - 1];
         console.log(
@@ -446,6 +511,14 @@ scaling phase skipped: ${probe}`);
 round ${round}, ${count} worker process${count === 1 ? '' : 'es'} at ${SCALING_CORES} core each ` +
             `(warm-up CPU per process ${warmUp.join(' / ')} ms; during the drain ${run.cpuMs.join(' / ')} ms; ` +
             `the machine's cores ${run.machineBusy.toFixed(0)}% busy; load average ${loadAverage()}):`,
+        );
+        const perEvent = (ms: number) => ((ms * 1000) / Math.max(run.total, 1)).toFixed(1);
+        console.log(
+          `  CPU per event of all three consumers: workers ${perEvent(run.threads.main + run.threads.others)} µs ` +
+            `(main threads ${perEvent(run.threads.main)}, V8's and libuv's threads ${perEvent(run.threads.others)}), ` +
+            `their PostgreSQL backends ${perEvent(run.backendsMs)} µs; periods that used up the cap: ` +
+            `${run.throttling.map(t => `${((100 * t.throttled) / Math.max(t.periods, 1)).toFixed(0)}%`).join(' / ')} ` +
+            `(held back ${run.throttling.map(t => t.throttledMs.toFixed(0)).join(' / ')} ms of ${run.seconds.toFixed(1)} s)`,
         );
         for (const consumer of OUTBOX_CONSUMERS)
           console.log(
@@ -506,17 +579,73 @@ interface ScalingDrain {
   events: Record<string, number>;
   /** CPU of each worker process during the drain. */
   cpuMs: number[];
+  /** Of all worker processes together: on their main threads and on their other threads, in ms. */
+  threads: { main: number; others: number };
+  /** CPU of the PostgreSQL backends serving the worker processes, in ms. */
+  backendsMs: number;
+  /** Each cap's throttling during the drain. */
+  throttling: Throttling[];
+  /** Every consumer's events together, and the drain's length until every marker was set. */
+  total: number;
+  seconds: number;
   machineBusy: number;
 }
 
 /** Lets the stopped (capped) worker processes drain the backlog above `mark`; each consumer's 10-90 % rate. */
-async function cappedDrain(pool: pg.Pool, mark: string, workers: BenchProcess[]): Promise<ScalingDrain> {
+async function cappedDrain(
+  pool: pg.Pool,
+  mark: string,
+  workers: BenchProcess[],
+  caps: CpuCap[],
+): Promise<ScalingDrain> {
   const cpuBefore = workers.map(worker => worker.cpuMs());
+  const threadsBefore = workers.map(worker => treeThreadCpuMs(worker.pid));
+  const throttlingBefore = caps.map(cap => cap.throttling());
   const machineBefore = machineCpu();
+  const started = performance.now();
   for (const worker of workers) worker.signalNode('SIGCONT');
-  await waitDrained(pool, 900_000);
+  // Backends opened during the drain count from 0 (backendCpuSince), closed ones at their last reading: a
+  // reading every second finds them.
+  const backends = new Map<number, number>();
+  const backendsBefore = new Map<number, number>();
+  const readBackends = async () => {
+    for (const worker of workers)
+      for (const [pid, ms] of await backendCpuMs(pool, worker.pid)) backends.set(pid, ms);
+  };
+  for (const worker of workers)
+    for (const [pid, ms] of await backendCpuMs(pool, worker.pid)) {
+      backendsBefore.set(pid, ms);
+      backends.set(pid, ms);
+    }
+  const reading = setInterval(() => void readBackends().catch(() => undefined), 1000);
+  try {
+    await waitDrained(pool, 900_000);
+    await readBackends();
+  } finally {
+    clearInterval(reading);
+  }
+  const seconds = (performance.now() - started) / 1000;
   const machineBusy = busyShare(machineBefore, machineCpu());
   const cpuMs = workers.map((worker, i) => worker.cpuMs() - cpuBefore[i]);
+  const threads = workers.reduce(
+    (sum, worker, i) => {
+      const now = treeThreadCpuMs(worker.pid);
+      return {
+        main: sum.main + now.main - threadsBefore[i].main,
+        others: sum.others + now.others - threadsBefore[i].others,
+      };
+    },
+    { main: 0, others: 0 },
+  );
+  const throttling = caps.map((cap, i) => {
+    const now = cap.throttling();
+    return {
+      periods: now.periods - throttlingBefore[i].periods,
+      throttled: now.throttled - throttlingBefore[i].throttled,
+      throttledMs: now.throttledMs - throttlingBefore[i].throttledMs,
+    };
+  });
+  const backendsMs = backendCpuSince(backendsBefore, backends);
   const { rows } = await pool.query<{ consumer: string; n: string; p10: number; p90: number }>(
     `select c.consumer, count(*) as n,
             percentile_cont(0.1) within group (order by extract(epoch from x.done_at)) as p10,
@@ -532,7 +661,8 @@ async function cappedDrain(pool: pg.Pool, mark: string, workers: BenchProcess[])
     events[r.consumer] = Number(r.n);
     rates[r.consumer] = (0.8 * Number(r.n)) / (Number(r.p90) - Number(r.p10));
   }
-  return { rates, events, cpuMs, machineBusy };
+  const total = Object.values(events).reduce((sum, n) => sum + n, 0);
+  return { rates, events, cpuMs, threads, backendsMs, throttling, total, seconds, machineBusy };
 }
 
 /** CPU used so far by a worker process tree and by the PostgreSQL backends serving it. */

@@ -399,3 +399,24 @@ export const procfileEnv = (databaseUrl: string, port: number, jwtSecret: string
   PUBLIC_URL: `http://127.0.0.1:${port}`,
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
 });
+
+/**
+ * CPU time (user + system, ms) of the tree rooted at `pid` spent on its processes' main threads and on every
+ * other thread (V8's garbage collection and compiler threads, libuv's pool): how much of a node process's CPU
+ * is its own JavaScript and how much the engine's background work.
+ */
+export function treeThreadCpuMs(pid: number): { main: number; others: number } {
+  const split = { main: 0, others: 0 };
+  for (const member of processTree(pid))
+    try {
+      for (const task of readdirSync(`/proc/${member}/task`)) {
+        const stat = readFileSync(`/proc/${member}/task/${task}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        split[Number(task) === member ? 'main' : 'others'] +=
+          ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      }
+    } catch {
+      // exited meanwhile
+    }
+  return split;
+}
