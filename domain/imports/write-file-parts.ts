@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SqlRun } from '../shared/native-transaction.js';
 import { ValidationError } from '../shared/errors.js';
 import { PART_BYTES } from './stored-file.js';
+import { Utf8Check } from './utf8-check.js';
 
 /** What was stored of a file: its length and its SHA-256 (hex). */
 export interface WrittenFile {
@@ -19,20 +20,13 @@ export async function writeFileParts(
   content: AsyncIterable<Buffer>,
 ): Promise<WrittenFile> {
   const hash = createHash('sha256');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  const checkUtf8 = (bytes?: Buffer) => {
-    try {
-      utf8.decode(bytes, { stream: bytes !== undefined });
-    } catch {
-      throw new ValidationError('csv.import.encoding');
-    }
-  };
+  const utf8 = new Utf8Check();
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let size = 0;
   let seq = 0;
   const writePart = async (part: Buffer) => {
-    checkUtf8(part);
+    utf8.push(part);
     hash.update(part);
     await sql('insert into csv_import_part (import_id, seq, bytes) values ($1, $2, $3)', [id, seq++, part]);
   };
@@ -50,6 +44,6 @@ export async function writeFileParts(
   }
   if (pendingBytes > 0) await writePart(Buffer.concat(pending, pendingBytes));
   if (size === 0) throw new ValidationError('csv.import.file.required');
-  checkUtf8();
+  utf8.end();
   return { size, hash: hash.digest('hex') };
 }

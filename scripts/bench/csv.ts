@@ -22,7 +22,7 @@ import { runScript } from '../run-script.js';
  * items with all six columns as users write them (name, sku, quantity, price, supplier, minimum; ~57 bytes a
  * row) at 10^4, 10^5 and 10^6 rows (BENCH_CSV_IMPORT_ROWS, comma-separated): dry runs of new items, real runs
  * of them, and real runs that count every one of them anew (updates), each with rows/s, the time spent
- * applying and the worker's peak RSS. Before a real run the consumers drain the
+ * applying and the worker's peak RSS (BENCH_CSV_RUNS picks some of the three). Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
  * `npm run bench:csv`, or standalone `npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
  */
@@ -61,6 +61,12 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Extra node flags of a role (a profile: BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const nodeOptions = (role: '--web' | '--worker'): string[] =>
+  (process.env[role === '--web' ? 'BENCH_WEB_NODE_OPTIONS' : 'BENCH_WORKER_NODE_OPTIONS'] ?? '')
+    .split(' ')
+    .filter(Boolean);
+
 /**
  * `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's), with the
  * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see.
@@ -71,7 +77,7 @@ async function startRole(role: '--web' | '--worker', port: number, ready: string
   );
   const child = spawn(
     process.execPath,
-    [...(heapFlags ?? []), '--import', 'tsx', 'scripts/start-all.ts', role],
+    [...(heapFlags ?? []), ...nodeOptions(role), '--import', 'tsx', 'scripts/start-all.ts', role],
     {
       cwd: ROOT,
       env: env(port),
@@ -80,7 +86,7 @@ async function startRole(role: '--web' | '--worker', port: number, ready: string
   );
   await new Promise<void>((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 60000);
+    const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 300000);
     child.once('exit', code => reject(new Error(`${role} exited with ${code}`)));
     // On a failed start the child must not outlive the bench.
     process.once('exit', () => child.kill('SIGKILL'));
@@ -284,7 +290,9 @@ async function benchImports(base: string, auth: string, worker: ChildProcess) {
     ['real run', 'new items', false, 0],
     ['real run', 'items counted anew', false, 1],
   ] as const;
-  for (const [label, what, dryRun, shift] of runs)
+  // BENCH_CSV_RUNS picks runs by number (`0,1`: the dry run and the real run of new items).
+  const picked = (process.env.BENCH_CSV_RUNS ?? '0,1,2').split(',').map(Number);
+  for (const [label, what, dryRun, shift] of runs.filter((_, n) => picked.includes(n)))
     for (const rows of IMPORT_SIZES) {
       const file = importFile(rows, shift);
       const drained = dryRun ? 0 : await drainOutbox();
@@ -348,4 +356,10 @@ export async function benchCsv(): Promise<void> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await runScript(benchCsv);
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  await runScript(async () =>
+    benchCsv().catch(error => {
+      console.error(error, (error as { cause?: unknown }).cause);
+      throw error;
+    }),
+  );
