@@ -15,9 +15,13 @@ export const ProductSchema = defineEntity({
     sku: p.string().length(50),
     category: p.string().length(100).nullable(),
     description: p.string().length(1000).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
+      .defaultRaw('now()')
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },

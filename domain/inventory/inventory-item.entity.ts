@@ -10,7 +10,7 @@ export const InventoryItemSchema = defineEntity({
   name: 'InventoryItem',
   tableName: 'inventory_item',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     name: p.string().length(255),
     sku: p.string().length(64).nullable(),
     quantity: p.integer(),
@@ -22,11 +22,16 @@ export const InventoryItemSchema = defineEntity({
     /** Own replenishment levels (null = computed); when both are set, orderUpToQuantity > reorderPoint. */
     reorderPoint: p.integer().nullable(),
     orderUpToQuantity: p.integer().nullable(),
-    supplier: () => p.manyToOne(SupplierSchema).deleteRule('restrict'),
+    supplier: () =>
+      p.manyToOne(SupplierSchema).deleteRule('restrict').foreignKeyName('inventory_item_supplier_id_fkey'),
     createdBy: p.string().length(320),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
+      .defaultRaw('now()')
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
     version: p.integer().default(1),

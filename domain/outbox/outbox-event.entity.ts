@@ -13,7 +13,12 @@ export const OutboxEventSchema = defineEntity({
     type: p.string().length(60),
     aggregateId: p.string().length(64),
     payload: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    /** The event's partition (0..15), computed by PostgreSQL from the aggregate: see consumers.ts. */
+    part: p.smallint().generated('((hashtext((aggregate_id)::text) & 15))::smallint) stored').nullable(),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 

@@ -15,17 +15,22 @@ export const PurchaseOrderSchema = defineEntity({
   name: 'PurchaseOrder',
   tableName: 'purchase_order',
   properties: {
-    id: p.uuid().primary(),
-    number: p.string().length(24).unique(),
-    supplier: () => p.manyToOne(SupplierSchema).deleteRule('restrict'),
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    number: p.string().length(24).unique('purchase_order_number_key'),
+    supplier: () =>
+      p.manyToOne(SupplierSchema).deleteRule('restrict').foreignKeyName('purchase_order_supplier_id_fkey'),
     status: p.string().length(20).default('DRAFT').$type<OrderStatus>(),
     note: p.string().length(500).nullable(),
     expectedAt: p.string().columnType('date').nullable(),
-    totalCost: p.decimal('string').precision(14).scale(2),
+    totalCost: p.decimal('string').precision(14).scale(2).defaultRaw('0'),
     createdBy: p.string().length(320),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
+      .defaultRaw('now()')
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
     orderedAt: p.datetime().nullable(),
@@ -45,9 +50,16 @@ export const PurchaseOrderSchema = defineEntity({
 export const PurchaseOrderLineSchema = defineEntity({
   name: 'PurchaseOrderLine',
   tableName: 'purchase_order_line',
+  uniques: [
+    { name: 'purchase_order_line_purchase_order_id_item_id_key', properties: ['purchaseOrder', 'itemId'] },
+  ],
   properties: {
-    id: p.bigint('string').primary().autoincrement(),
-    purchaseOrder: () => p.manyToOne(PurchaseOrderSchema).deleteRule('cascade'),
+    id: p.bigint('string').primary().autoincrement().generated('identity'),
+    purchaseOrder: () =>
+      p
+        .manyToOne(PurchaseOrderSchema)
+        .deleteRule('cascade')
+        .foreignKeyName('purchase_order_line_purchase_order_id_fkey'),
     itemId: p.uuid(),
     itemName: p.string().length(255),
     sku: p.string().length(64).nullable(),

@@ -6,11 +6,18 @@ export const PurchaseReceiptSchema = defineEntity({
   name: 'PurchaseReceipt',
   tableName: 'purchase_receipt',
   properties: {
-    id: p.uuid().primary(),
-    purchaseOrder: () => p.manyToOne(PurchaseOrderSchema).deleteRule('restrict'),
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    purchaseOrder: () =>
+      p
+        .manyToOne(PurchaseOrderSchema)
+        .deleteRule('restrict')
+        .foreignKeyName('purchase_receipt_purchase_order_id_fkey'),
     note: p.string().length(500).nullable(),
     receivedBy: p.string().length(320),
-    receivedAt: p.datetime().onCreate(() => new Date()),
+    receivedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     lines: () => p.oneToMany(PurchaseReceiptLineSchema).mappedBy('receipt').orderBy({ id: 'asc' }),
   },
 });
@@ -22,12 +29,17 @@ export const PurchaseReceiptSchema = defineEntity({
 export const PurchaseReceiptLineSchema = defineEntity({
   name: 'PurchaseReceiptLine',
   tableName: 'purchase_receipt_line',
+  uniques: [{ name: 'purchase_receipt_line_receipt_id_item_id_key', properties: ['receipt', 'itemId'] }],
   properties: {
-    id: p.bigint('string').primary().autoincrement(),
-    receipt: () => p.manyToOne(PurchaseReceiptSchema).deleteRule('cascade'),
+    id: p.bigint('string').primary().autoincrement().generated('identity'),
+    receipt: () =>
+      p
+        .manyToOne(PurchaseReceiptSchema)
+        .deleteRule('cascade')
+        .foreignKeyName('purchase_receipt_line_receipt_id_fkey'),
     itemId: p.uuid(),
     quantity: p.integer(),
-    entryId: p.bigint('string').unique(),
+    entryId: p.bigint('string').unique('purchase_receipt_line_entry_id_key'),
   },
 });
 

@@ -9,7 +9,7 @@ export const StockHistoryEntrySchema = defineEntity({
   tableName: 'stock_history',
   properties: {
     id: p.bigint('string').primary().autoincrement(),
-    outboxEventId: p.bigint('string').unique(),
+    outboxEventId: p.bigint('string').unique('stock_history_event_uq'),
     itemId: p.uuid(),
     itemName: p.string().length(255),
     supplierId: p.uuid().nullable(),
@@ -28,6 +28,8 @@ export const StockHistoryEntrySchema = defineEntity({
     note: p.string().length(500).nullable(),
     /** The purchase order a receipt's entry belongs to (migration Purchasing). */
     purchaseOrderId: p.uuid().nullable(),
+    /** The transaction that wrote the entry (migration HistoryWriter): where the history's readers stand. */
+    writerXact: p.string().columnType('xid8').nullable().defaultRaw('pg_current_xact_id()'),
   },
 });
 

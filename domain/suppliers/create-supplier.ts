@@ -1,7 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import { sql, type EntityManager } from '@mikro-orm/postgresql';
 import { DuplicateResourceError, ValidationError } from '../shared/errors.js';
 import type { WriteContext } from '../shared/write-context.js';
-import { SUPPLIER_COLUMNS, toSupplierView, type SupplierView } from './supplier.view.js';
+import { Supplier } from './supplier.entity.js';
+import { toSupplierView, type SupplierView } from './supplier.view.js';
 
 export interface SupplierInput {
   id?: unknown;
@@ -17,6 +19,17 @@ export const blankToNull = (value: string | null | undefined): string | null => 
 
 export const duplicateSupplier = () => new DuplicateResourceError('inventory.supplier.duplicate');
 
+/** The suppliers named `name`, case-insensitively as the unique index `supplier_name_uq` compares them. */
+export const namedLike = (name: string) => ({ [sql.lower('name')]: sql`lower(${name})` });
+
+/** The fields of the input a supplier takes (blank texts stored as null). */
+export const supplierFields = (input: SupplierInput) => ({
+  name: input.name,
+  contactName: blankToNull(input.contactName),
+  phone: blankToNull(input.phone),
+  email: blankToNull(input.email),
+});
+
 /** S2: 400 id present -> 409 duplicate name (case-insensitive; the unique index closes the race). */
 export async function createSupplier(
   em: EntityManager,
@@ -27,19 +40,15 @@ export async function createSupplier(
     throw new ValidationError('error.id.not.allowed', {
       fieldErrors: [{ field: 'id', messageKey: 'error.id.not.allowed' }],
     });
-  const clash = await em.execute('select 1 from supplier where lower(name) = lower(?)', [input.name]);
-  if (clash.length > 0) throw duplicateSupplier();
-  const rows = await em.execute<SupplierView[]>(
-    `insert into supplier (name, contact_name, phone, email, lead_time_days, created_by) values (?, ?, ?, ?, ?, ?)
-     returning ${SUPPLIER_COLUMNS}`,
-    [
-      input.name,
-      blankToNull(input.contactName),
-      blankToNull(input.phone),
-      blankToNull(input.email),
-      input.leadTimeDays ?? null,
-      context.user,
-    ],
-  );
-  return toSupplierView(rows[0]);
+  return em.transactional(async tx => {
+    if ((await tx.count(Supplier, namedLike(input.name))) > 0) throw duplicateSupplier();
+    const supplier = tx.create(Supplier, {
+      id: randomUUID(),
+      ...supplierFields(input),
+      leadTimeDays: input.leadTimeDays ?? null,
+      createdBy: context.user,
+    });
+    await tx.flush();
+    return toSupplierView(supplier);
+  });
 }

@@ -9,6 +9,7 @@ import {
   type SpringPage,
 } from '../shared/paging.js';
 import { containsPattern, isUuid, type SqlPart } from '../shared/sql.js';
+import { Supplier } from './supplier.entity.js';
 import { SUPPLIER_COLUMNS, toSupplierView, type SupplierView } from './supplier.view.js';
 
 const RULES: PageRules = {
@@ -55,11 +56,9 @@ export function supplierListQuery(query: ListSuppliersQuery): SqlPart {
 /** S3. */
 export async function getSupplier(em: EntityManager, id: string): Promise<SupplierView> {
   if (!isUuid(id)) throw new NotFoundError('error.not.found.supplier');
-  const rows = await em.execute<SupplierView[]>(`select ${SUPPLIER_COLUMNS} from supplier where id = ?`, [
-    id,
-  ]);
-  if (rows.length === 0) throw new NotFoundError('error.not.found.supplier');
-  return toSupplierView(rows[0]);
+  const supplier = await em.findOne(Supplier, id);
+  if (!supplier) throw new NotFoundError('error.not.found.supplier');
+  return toSupplierView(supplier);
 }
 
 /** S6. */

@@ -5,7 +5,7 @@ export const SupplierSchema = defineEntity({
   name: 'Supplier',
   tableName: 'supplier',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     name: p.string().length(255),
     contactName: p.string().length(255).nullable(),
     phone: p.string().length(50).nullable(),
@@ -13,9 +13,13 @@ export const SupplierSchema = defineEntity({
     /** 0..365 days, null = REPLENISHMENT_DEFAULT_LEAD_DAYS (migration Purchasing). */
     leadTimeDays: p.integer().nullable(),
     createdBy: p.string().length(320),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
+      .defaultRaw('now()')
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },

@@ -17,13 +17,22 @@ export const SUPPLIER_COLUMNS = `id, name, contact_name as "contactName", phone,
   created_by as "createdBy",
   ${isoSql('created_at')} as "createdAt"`;
 
-export const toSupplierView = (row: SupplierView): SupplierView => ({
+/** A row of SUPPLIER_COLUMNS (createdAt already ISO) or a Supplier entity. */
+export type SupplierSource = Pick<SupplierView, 'id' | 'name' | 'createdBy'> & {
+  contactName?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  leadTimeDays?: number | null;
+  createdAt: string | Date;
+};
+
+export const toSupplierView = (row: SupplierSource): SupplierView => ({
   id: row.id,
   name: row.name,
-  contactName: row.contactName,
-  phone: row.phone,
-  email: row.email,
-  leadTimeDays: row.leadTimeDays,
+  contactName: row.contactName ?? null,
+  phone: row.phone ?? null,
+  email: row.email ?? null,
+  leadTimeDays: row.leadTimeDays ?? null,
   createdBy: row.createdBy,
-  createdAt: row.createdAt,
+  createdAt: typeof row.createdAt === 'string' ? row.createdAt : row.createdAt.toISOString(),
 });

@@ -1,7 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { DuplicateResourceError, ValidationError } from '../shared/errors.js';
 import { hashPassword, MAX_PASSWORD_BYTES } from './passwords.js';
 import { ROLES, type Role } from './roles.js';
+import { User } from './user.entity.js';
 
 export interface NewUser {
   username: string;
@@ -35,15 +36,24 @@ export async function createUser(em: EntityManager, input: NewUser): Promise<Cre
   if (!ROLES.includes(input.role)) throw new ValidationError('auth.role.invalid');
   if (input.password !== undefined) checkPassword(input.password);
   const hash = input.password === undefined ? null : await hashPassword(input.password);
-  const rows = await em.execute<{ id: number }[]>(
-    `insert into app_user (username, email, password_hash, full_name, role)
-     values (?, ?, ?, ?, ?)
-     on conflict do nothing
-     returning id`,
-    [username, input.email?.trim() || null, hash, input.fullName ?? null, input.role],
-  );
-  if (rows.length === 0) throw new DuplicateResourceError('auth.user.exists', { params: { username } });
-  return { id: rows[0].id, username, role: input.role };
+  try {
+    return await em.transactional(async tx => {
+      const user = tx.create(User, {
+        username,
+        email: input.email?.trim() || null,
+        passwordHash: hash,
+        fullName: input.fullName ?? null,
+        role: input.role,
+      });
+      await tx.flush();
+      return { id: user.id, username, role: input.role };
+    });
+  } catch (error) {
+    // The unique indexes on lower(username) and lower(email) close the race of two creations.
+    if (error instanceof UniqueConstraintViolationException)
+      throw new DuplicateResourceError('auth.user.exists', { params: { username } });
+    throw error;
+  }
 }
 
 /** Creates the account unless one with that username exists; true when it was created. */

@@ -12,9 +12,13 @@ export const UserSchema = defineEntity({
     fullName: p.string().length(255).nullable(),
     pictureUrl: p.text().nullable(),
     role: p.string().length(20).$type<Role>().default('ROLE_USER'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
+      .defaultRaw('now()')
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
