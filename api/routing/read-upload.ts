@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { AppError, ValidationError } from '../../domain/shared/errors.js';
+import { AppError, UnsupportedMediaTypeError, ValidationError } from '../../domain/shared/errors.js';
 
 const tooLarge = (maxBytes: number) =>
   new AppError('payload_too_large', 413, 'csv.import.too.large', { params: { max: maxBytes / 1024 / 1024 } });
@@ -102,5 +102,5 @@ export async function readUploadedFile(req: Request, maxBytes: number): Promise<
   if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
   if (type === 'multipart/form-data') return readMultipartFile(req, maxBytes);
   if (RAW_TYPES.includes(type)) return readRaw(req, maxBytes);
-  throw new AppError('bad_request', 415, 'csv.import.content.type');
+  throw new UnsupportedMediaTypeError('csv.import.content.type');
 }
