@@ -46,7 +46,10 @@ export function createApp(services: Services): BuiltApp {
   const routes = allRoutes(services);
   // Built on first use (the document and joi-to-json stay out of a process nobody asks for them).
   let document: Record<string, any> | undefined;
-  const openapi = () => (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }));
+  const openapi = () =>
+    (document ??= buildOpenApi(routes, { title: 'Stockroom API', version: '1.0.0' }, key =>
+      i18n.t(key, { lng: 'en' }),
+    ));
   const metrics = createMetrics(services.replicas);
   // The latest finished integrity check (whichever worker process ran it), read when Prometheus scrapes.
   new Gauge({

@@ -1,5 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, NotFoundError, ValidationError } from '../../domain/shared/errors.js';
+import {
+  AppError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../domain/shared/errors.js';
 import { translateDbError } from '../../domain/shared/db-errors.js';
 import { errorBody } from '../presenters/error-body.js';
 import { MAX_JSON_DEPTH } from './json-body.js';
@@ -14,7 +19,7 @@ function fromHttpError(error: unknown): AppError | undefined {
     return new ValidationError('error.json.too.deep', { params: { max: MAX_JSON_DEPTH } });
   if (e.type === 'entity.encoding.invalid') return new ValidationError('error.body.encoding');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
-    return new AppError('bad_request', 415, 'error.unsupported.media.type');
+    return new UnsupportedMediaTypeError('error.unsupported.charset');
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return new AppError('bad_request', status, 'error.invalid.parameter');

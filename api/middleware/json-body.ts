@@ -61,7 +61,7 @@ export function exceedsJsonDepth(bytes: Uint8Array, limit: number): boolean {
 }
 
 /**
- * JSON bodies: at most MAX_JSON_BYTES, strictly valid UTF-8 (a malformed sequence is a 400, never silently replaced by
+ * JSON bodies of writes: at most MAX_JSON_BYTES, strictly valid UTF-8 (a malformed sequence is a 400, never silently replaced by
  * U+FFFD and stored) and at most MAX_JSON_DEPTH levels deep, both checked on the raw bytes before JSON.parse,
  * so nothing downstream (validation, error rendering, idempotency hashing) ever walks a deep value.
  */
@@ -75,8 +75,11 @@ export function jsonBody(): RequestHandler {
   });
   // A request without a body (body-parser's own test: no Content-Length, no Transfer-Encoding) skips the
   // parser, which would otherwise still add `req.body = undefined` to every GET.
+  // A read takes no body: one sent with it is not read (nor refused).
   return (req, res, next) =>
-    req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined
+    (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) ||
+    req.method === 'GET' ||
+    req.method === 'HEAD'
       ? next()
       : parse(req, res, next);
 }

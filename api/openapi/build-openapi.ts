@@ -1,6 +1,11 @@
 import { createRequire } from 'node:module';
 import type Joi from 'joi';
-import type { RouteDefinition } from '../routing/route-definition.js';
+import type { ResponseSpec, RouteDefinition } from '../routing/route-definition.js';
+import { errorStatuses, type ErrorStatus } from './operation-statuses.js';
+import { exampleOf } from './example-of.js';
+
+/** A message key in English (the examples' language). */
+export type Translate = (messageKey: string) => string;
 
 type JsonSchema = Record<string, any>;
 type Parse = (schema: Joi.Schema, mode: string) => unknown;
@@ -67,19 +72,17 @@ function parameters(route: RouteDefinition): JsonSchema[] {
     const json = toJsonSchema(schema);
     const required = new Set<string>(json.required ?? []);
     for (const [name, property] of Object.entries<JsonSchema>(json.properties ?? {})) {
-      result.push({ name, in: where, required: where === 'path' || required.has(name), schema: property });
+      const isRequired = where === 'path' || required.has(name);
+      result.push({
+        name,
+        in: where,
+        required: isRequired,
+        schema: property,
+        ...(isRequired ? { example: exampleOf(property) } : {}),
+      });
     }
   }
   return result;
-}
-
-function errorResponse(route: RouteDefinition) {
-  const ref = route.errorStyle === 'product' ? 'ProductErrorBody' : 'ErrorBody';
-  const anyOf =
-    route.errorStyle === 'product'
-      ? [{ $ref: `#/components/schemas/${ref}` }]
-      : [{ $ref: '#/components/schemas/ErrorBody' }, { $ref: '#/components/schemas/PagingErrorBody' }];
-  return { description: 'Error', content: { 'application/json': { schema: { anyOf } } } };
 }
 
 const RETRY_AFTER = {
@@ -89,53 +92,67 @@ const RETRY_AFTER = {
   },
 };
 
-/** The documented refusals that tell the client when to come back (Retry-After). */
-function retryLaterResponses(route: RouteDefinition): Record<string, JsonSchema> {
-  const retryLater = (description: string) => ({
-    ...errorResponse(route),
-    description,
-    headers: RETRY_AFTER,
-  });
-  const responses: Record<string, JsonSchema> = {};
-  if (route.stream === 'counted')
-    responses['429'] = retryLater('Too many streams of this user (STREAMS_PER_USER) at once');
-  if (route.stream)
-    responses['503'] = retryLater(
-      'No database connection free for a stream, or no disk room to spool the answer',
-    );
-  if (route.method !== 'get')
-    responses['503'] = retryLater(
-      'A row lock was not had within LOCK_TIMEOUT_MS, the statement timed out, or the database is away',
-    );
-  return responses;
+/** Fixed values of the examples, so the document is the same on every build. */
+const EXAMPLE_TIME = '2026-01-01T12:00:00.000Z';
+const EXAMPLE_CORRELATION_ID = 'SR-1767268800000-0042';
+
+/** An error answer of the route's family: its schema and an example in English. */
+function errorResponse(route: RouteDefinition, spec: ErrorStatus, translate: Translate): JsonSchema {
+  const path = openApiPath(route.path);
+  const message = translate(spec.messageKey);
+  const common = { error: spec.error, message, status: spec.status, timestamp: EXAMPLE_TIME, path };
+  const product = route.errorStyle === 'product';
+  const schema = product
+    ? { $ref: '#/components/schemas/ProductErrorBody' }
+    : spec.paging
+      ? {
+          anyOf: [
+            { $ref: '#/components/schemas/ErrorBody' },
+            { $ref: '#/components/schemas/PagingErrorBody' },
+          ],
+        }
+      : { $ref: '#/components/schemas/ErrorBody' };
+  const example = product
+    ? { success: false, data: null, ...common, correlationId: EXAMPLE_CORRELATION_ID }
+    : { ...common, correlationId: EXAMPLE_CORRELATION_ID, messageKey: spec.messageKey };
+  return {
+    description: spec.when,
+    content: { 'application/json': { schema, example } },
+    ...(spec.retryAfter ? { headers: RETRY_AFTER } : {}),
+  };
 }
 
-/** The OpenAPI 3.1 document, generated from the same route definitions that validate requests. */
+/** The route's own answers (success, and any error it answers itself), each with its schema and an example. */
+function ownResponse(spec: ResponseSpec): JsonSchema {
+  const response: JsonSchema = { description: spec.description };
+  if (spec.schema) {
+    const schema = toJsonSchema(spec.schema);
+    response.content = { [spec.contentType ?? 'application/json']: { schema, example: exampleOf(schema) } };
+  } else if (spec.contentType) response.content = { [spec.contentType]: { schema: { type: 'string' } } };
+  if (spec.headers)
+    response.headers = Object.fromEntries(
+      Object.entries(spec.headers).map(([name, description]) => [
+        name,
+        { description, schema: { type: 'string' } },
+      ]),
+    );
+  return response;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the same route definitions that validate requests: every status an
+ * operation can answer (operation-statuses.ts), each with its body schema and an example (messages in English).
+ */
 export function buildOpenApi(
   routes: RouteDefinition[],
   info: { title: string; version: string },
+  translate: Translate = key => key,
 ): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes.filter(r => !r.internal)) {
     const responses: Record<string, JsonSchema> = {};
-    for (const [status, spec] of Object.entries(route.responses)) {
-      responses[status] = spec.schema
-        ? {
-            description: spec.description,
-            content: { [spec.contentType ?? 'application/json']: { schema: toJsonSchema(spec.schema) } },
-          }
-        : { description: spec.description };
-      if (spec.headers)
-        responses[status].headers = Object.fromEntries(
-          Object.entries(spec.headers).map(([name, description]) => [
-            name,
-            { description, schema: { type: 'string' } },
-          ]),
-        );
-    }
-    for (const [status, response] of Object.entries(retryLaterResponses(route)))
-      responses[status] ??= response;
-    responses.default = errorResponse(route);
+    for (const spec of errorStatuses(route)) responses[spec.status] = errorResponse(route, spec, translate);
+    for (const [status, spec] of Object.entries(route.responses)) responses[status] = ownResponse(spec);
     const operation: JsonSchema = {
       summary: route.summary,
       tags: [route.tag],
@@ -144,12 +161,14 @@ export function buildOpenApi(
       responses,
       'x-access': route.access,
       ...(route.demoRead ? { 'x-demo-read': true } : {}),
+      ...(route.allowedInDemo ? { 'x-allowed-in-demo': true } : {}),
       ...(route.access === 'public' ? { security: [] } : {}),
     };
-    if (route.request?.body)
+    const body = route.request?.body && toJsonSchema(route.request.body);
+    if (body)
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toJsonSchema(route.request.body) } },
+        content: { 'application/json': { schema: body, example: exampleOf(body, 0, true) } },
       };
     const upload = route.request?.upload;
     if (upload)

@@ -102,7 +102,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/stock-value',
-      summary: 'Total stock value at the end of each day in the range (N1)',
+      summary: 'Total stock value at the end of each day in the range',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -123,7 +123,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/stock-per-supplier',
-      summary: 'Current quantity and value per supplier (N2)',
+      summary: 'Current quantity and value per supplier',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -133,7 +133,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/low-stock/count',
-      summary: 'Number of items below their minimum quantity (N3)',
+      summary: 'Number of items below their minimum quantity',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -143,7 +143,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/item-update-frequency',
-      summary: 'History entries per item of a supplier (N4)',
+      summary: 'History entries per item of a supplier',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -155,7 +155,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/low-stock-items',
-      summary: 'Items of a supplier below their minimum, with the quantity to order (N5)',
+      summary: 'Items of a supplier below their minimum, with the quantity to order',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -166,7 +166,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/monthly-stock-movement',
-      summary: 'Stock in and out per month (N6)',
+      summary: 'Stock in and out per month',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -184,7 +184,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/stock-updates',
-      summary: 'Filtered stock changes, newest first, at most 1000 (N7)',
+      summary: 'Filtered stock changes, newest first, at most 1000',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -201,7 +201,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'post',
       path: '/api/analytics/stock-updates/query',
-      summary: 'Filtered stock changes with the filter as a JSON body (N8); a read, allowed in demo mode',
+      summary: 'Filtered stock changes with the filter as a JSON body; a read, allowed in demo mode',
       tag: TAG,
       access: 'auth',
       allowedInDemo: true,
@@ -218,7 +218,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/summary',
-      summary: 'Dashboard summary (N9); dates or date-times, default the last 30 days',
+      summary: 'Dashboard summary; dates or date-times, default the last 30 days',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -244,7 +244,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/price-trend',
-      summary: 'Daily average unit price of an item (N10)',
+      summary: 'Daily average unit price of an item',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -266,7 +266,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/financial/summary',
-      summary: 'Weighted-average-cost financial summary (N11)',
+      summary: 'Weighted-average-cost financial summary',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -284,7 +284,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/reason-breakdown',
-      summary: 'Increase and decrease per reason (X1); default the last 30 days',
+      summary: 'Increase and decrease per reason; default the last 30 days',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -310,7 +310,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/by-employee',
-      summary: 'Changes per user and period (X2, ADMIN; anonymous in demo mode); default the last 30 days',
+      summary: 'Changes per user and period (ADMIN; anonymous in demo mode); default the last 30 days',
       tag: TAG,
       access: 'admin',
       demoRead: true,
@@ -339,7 +339,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'get',
       path: '/api/analytics/employee-changes',
-      summary: "A user's changes as a Spring-style page (X3, ADMIN; anonymous in demo mode)",
+      summary: "A user's changes as a Spring-style page (ADMIN; anonymous in demo mode)",
       tag: TAG,
       access: 'admin',
       demoRead: true,

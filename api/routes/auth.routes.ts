@@ -52,6 +52,13 @@ export const authRoutes = ({ config, redis }: Services) => {
       summary: 'Password login; returns an HS256 bearer token (429 with Retry-After after too many failures)',
       tag: 'Auth',
       access: 'public',
+      refusals: {
+        401: { when: 'Unknown user or wrong password', messageKey: 'auth.login.invalid' },
+        429: {
+          when: 'Too many failed logins for this user or address (Retry-After)',
+          messageKey: 'error.too.many.requests',
+        },
+      },
       allowedInDemo: true,
       errorStyle: 'product',
       request: { body: loginBody },

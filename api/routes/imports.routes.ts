@@ -71,6 +71,12 @@ function importRoutes(
         'Cancels a queued or running (validating) import: nothing of it is applied; 409 once it is applying or finished',
       tag: options.tag,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'The import is applying or finished: it can no longer be cancelled',
+          messageKey: 'csv.import.not.cancellable',
+        },
+      },
       errorStyle,
       request: { params: Joi.object({ jobId: Joi.string().max(100).required() }) },
       responses: { 202: cancelled },

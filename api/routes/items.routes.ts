@@ -57,7 +57,7 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/inventory',
-      summary: 'I1: every inventory item',
+      summary: 'Every inventory item',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -69,7 +69,7 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/inventory/count',
-      summary: 'I6: number of items',
+      summary: 'Number of items',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -79,7 +79,7 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/inventory/search',
-      summary: 'I7: search by name or sku, supplier, below minimum (search page)',
+      summary: 'Search by name or sku, supplier, below minimum (search page)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -94,6 +94,12 @@ export const itemRoutes = (services: Services) =>
         'Incremental sync: item changes after the cursor `since` in commit order (410 once the cursor is older than the retention)',
       tag: TAG,
       access: 'auth',
+      refusals: {
+        410: {
+          when: 'The cursor is older than the change feed keeps',
+          messageKey: 'inventory.changes.cursor.expired',
+        },
+      },
       request: { query: itemChangesQuery },
       responses: { 200: { description: 'Changes and the next cursor', schema: itemChangesSchema } },
       handler: async (_req, res, { query }) =>
@@ -115,9 +121,16 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'post',
       path: '/api/inventory',
-      summary: 'I2: create an item (quantity > 0 books INITIAL_STOCK)',
+      summary: 'Create an item (quantity > 0 books INITIAL_STOCK)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        404: { when: 'The supplier does not exist', messageKey: 'error.not.found.supplier' },
+        409: {
+          when: 'An item with this name (case-insensitive) or sku exists',
+          messageKey: 'error.duplicate.resource',
+        },
+      },
       request: { body: createItemBody },
       responses: { 201: itemResponse('Created') },
       handler: writeHandler(services, async (em, req, { body }) => {
@@ -134,7 +147,7 @@ export const itemRoutes = (services: Services) =>
       method: 'get',
       path: '/api/inventory/:id',
       summary:
-        'I3: one item (ETag = version); with `asOf`, the item as it was then (authenticated only, also in demo mode)',
+        'One item (ETag = version); with `asOf`, the item as it was then (authenticated only, also in demo mode)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -159,9 +172,13 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'put',
       path: '/api/inventory/:id',
-      summary: 'I4: replace an item (quantity change -> MANUAL_ADJUSTMENT, price change -> PRICE_CHANGE)',
+      summary: 'Replace an item (quantity change -> MANUAL_ADJUSTMENT, price change -> PRICE_CHANGE)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'Another item has this name or sku', messageKey: 'error.duplicate.resource' },
+        412: { when: 'If-Match names an older version', messageKey: 'inventory.item.stale' },
+      },
       request: { params: itemIdParams, body: updateItemBody },
       mustExist: (em, params) => assertItemExists(em, params.id),
       responses: { 200: itemResponse('Updated') },
@@ -177,9 +194,16 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'delete',
       path: '/api/inventory/:id',
-      summary: 'I5: delete an item with no stock left (deletion reason required)',
+      summary: 'Delete an item with no stock left (deletion reason required)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'Stock is left, or the item is still on an open order',
+          messageKey: 'inventory.item.delete.stock.remaining',
+        },
+        412: { when: 'If-Match names an older version', messageKey: 'inventory.item.stale' },
+      },
       request: { params: itemIdParams, query: deleteItemQuery },
       responses: { 204: { description: 'Deleted' } },
       handler: writeHandler(services, async (em, req, { params, query }) => {
@@ -194,9 +218,19 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'patch',
       path: '/api/inventory/:id/quantity',
-      summary: 'I8: adjust the quantity atomically (never below 0)',
+      summary: 'Adjust the quantity atomically (never below 0)',
       tag: TAG,
       access: 'user',
+      refusals: {
+        412: {
+          when: 'If-Match or expectedQuantity does not match the item',
+          messageKey: 'inventory.item.stale',
+        },
+        422: {
+          when: 'The quantity would fall below 0 or exceed the maximum (nothing is saved)',
+          messageKey: 'inventory.item.quantity.negative',
+        },
+      },
       request: { params: itemIdParams, query: adjustQuantityQuery },
       responses: { 200: itemResponse('Adjusted') },
       // Prepared statements on the pool (or a native transaction with an Idempotency-Key): the hot write.
@@ -218,9 +252,12 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'patch',
       path: '/api/inventory/:id/price',
-      summary: 'I9: change the unit price (PRICE_CHANGE entry)',
+      summary: 'Change the unit price (PRICE_CHANGE entry)',
       tag: TAG,
       access: 'user',
+      refusals: {
+        412: { when: 'If-Match names an older version', messageKey: 'inventory.item.stale' },
+      },
       request: { params: itemIdParams, query: updatePriceQuery },
       responses: { 200: itemResponse('Price changed') },
       handler: writeHandler(services, async (em, req, { params, query }) => {
@@ -235,9 +272,13 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'patch',
       path: '/api/inventory/:id/name',
-      summary: 'I10: rename an item',
+      summary: 'Rename an item',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'Another item has this name', messageKey: 'error.duplicate.resource' },
+        412: { when: 'If-Match names an older version', messageKey: 'inventory.item.stale' },
+      },
       request: { params: itemIdParams, query: renameQuery },
       responses: { 200: itemResponse('Renamed') },
       handler: writeHandler(services, async (em, req, { params, query }) => {
@@ -248,7 +289,7 @@ export const itemRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/items',
-      summary: 'I11: Spring-style page of items',
+      summary: 'Spring-style page of items',
       tag: TAG,
       access: 'auth',
       demoRead: true,

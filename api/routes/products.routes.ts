@@ -137,6 +137,12 @@ export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
       summary: 'Set the quantity of up to 1,000 products, all or nothing',
       tag: TAG,
       access: 'user',
+      refusals: {
+        404: {
+          when: 'Some of the product ids do not exist (nothing is updated)',
+          messageKey: 'product.batch.not.found',
+        },
+      },
       request: { body: stockBatchBody },
       responses: { 200: { description: 'The updated products, in request order', schema: productList } },
       handler: async (req, res, { body }) =>
@@ -160,6 +166,9 @@ export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
       summary: 'Create a product (price or purchasePrice; sku generated when absent)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'A product with this name or sku exists', messageKey: 'product.name.duplicate' },
+      },
       request: { body: createProductBody },
       responses: { 201: { description: 'Created (bare product, Location header)', schema: productSchema } },
       handler: async (req, res, { body }) => {
@@ -180,6 +189,12 @@ export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
       summary: 'Delete several products, all or nothing',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        404: {
+          when: 'Some of the product ids do not exist (nothing is deleted)',
+          messageKey: 'product.bulk.delete.not.found',
+        },
+      },
       request: { body: bulkDeleteBody },
       responses: { 204: { description: 'Deleted' } },
       handler: async (req, res, { body }) => {
@@ -204,6 +219,9 @@ export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
       summary: 'Partial update: any subset of the create fields',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'Another product has this name or sku', messageKey: 'product.name.duplicate' },
+      },
       request: { params: productIdParams, body: updateProductBody },
       responses: { 200: { description: 'Updated (bare product)', schema: productSchema } },
       handler: async (req, res, { params, body }) => {
@@ -269,6 +287,9 @@ export const productRoutes = ({ config, lists }: Services): RouteDefinition[] =>
       summary: 'Rename a product (unique case-insensitively)',
       tag: TAG,
       access: 'user',
+      refusals: {
+        409: { when: 'Another product has this name', messageKey: 'product.name.duplicate' },
+      },
       request: { params: productIdParams, body: nameBody },
       responses: { 200: { description: 'Updated', schema: envelopeSchema(productSchema) } },
       handler: async (req, res, { params, body }) =>

@@ -47,7 +47,7 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/purchase-orders',
-      summary: 'P1: purchase orders (status repeatable, supplier, item), newest first (search page)',
+      summary: 'Purchase orders (status repeatable, supplier, item), newest first (search page)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -58,9 +58,19 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'post',
       path: '/api/purchase-orders',
-      summary: 'P2: a DRAFT order (a line without unitCost takes the item price)',
+      summary: 'A DRAFT order (a line without unitCost takes the item price)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        404: {
+          when: 'The supplier or an item of a line does not exist',
+          messageKey: 'error.not.found.supplier',
+        },
+        409: {
+          when: 'An item of a line belongs to another supplier',
+          messageKey: 'purchase.line.supplier.mismatch',
+        },
+      },
       request: { body: purchaseOrderBody },
       responses: { 201: orderResponse('Created (DRAFT)') },
       handler: writeHandler(services, async (em, req, { body }) => {
@@ -75,7 +85,7 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'get',
       path: orderPath,
-      summary: 'P3: one order (ETag = version)',
+      summary: 'One order (ETag = version)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -89,9 +99,16 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'put',
       path: orderPath,
-      summary: 'P4: replace a DRAFT order (optional If-Match)',
+      summary: 'Replace a DRAFT order (optional If-Match)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'The order is not a DRAFT, or an item of a line belongs to another supplier',
+          messageKey: 'purchase.order.status',
+        },
+        412: { when: 'If-Match names an older version', messageKey: 'purchase.order.stale' },
+      },
       request: { params: orderIdParams, body: purchaseOrderBody },
       mustExist: (em, params, req) => assertOrderEditable(em, params.id, ifMatch(req)),
       responses: { 200: orderResponse('Updated') },
@@ -107,9 +124,16 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'post',
       path: `${orderPath}/order`,
-      summary: 'P5: place a DRAFT order (ORDERED; its lines count in the items onOrderQuantity)',
+      summary: 'Place a DRAFT order (ORDERED; its lines count in the items onOrderQuantity)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'The order is not a DRAFT, or an item of a line was deleted or moved to another supplier',
+          messageKey: 'purchase.order.status',
+        },
+        412: { when: 'If-Match names an older version', messageKey: 'purchase.order.stale' },
+      },
       request: { params: orderIdParams },
       responses: { 200: orderResponse('Ordered') },
       handler: writeHandler(services, async (em, req, { params }) => {
@@ -128,10 +152,19 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'post',
       path: `${orderPath}/receipts`,
-      summary:
-        'P6: receive goods on an ORDERED or PARTIALLY_RECEIVED order (RESTOCK entries at the line cost)',
+      summary: 'Receive goods on an ORDERED or PARTIALLY_RECEIVED order (RESTOCK entries at the line cost)',
       tag: TAG,
       access: 'user',
+      refusals: {
+        409: {
+          when: 'The order is not open, or more is received than is still awaited',
+          messageKey: 'purchase.receipt.over',
+        },
+        422: {
+          when: "An item's quantity would exceed the maximum",
+          messageKey: 'inventory.item.quantity.max',
+        },
+      },
       request: { params: orderIdParams, body: receiptBody },
       responses: {
         201: {
@@ -159,9 +192,13 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'post',
       path: `${orderPath}/cancel`,
-      summary: 'P7: cancel an open order (what was still to come leaves onOrderQuantity)',
+      summary: 'Cancel an open order (what was still to come leaves onOrderQuantity)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'The order is no longer open', messageKey: 'purchase.order.status' },
+        412: { when: 'If-Match names an older version', messageKey: 'purchase.order.stale' },
+      },
       request: { params: orderIdParams },
       responses: { 200: orderResponse('Cancelled') },
       handler: writeHandler(services, async (em, req, { params }) => {
@@ -176,7 +213,7 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'get',
       path: `${orderPath}/export.csv`,
-      summary: 'P8: the order as CSV for the supplier, one row per line',
+      summary: 'The order as CSV for the supplier, one row per line',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -194,7 +231,7 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'get',
       path: `${orderPath}/receipts`,
-      summary: 'P9: the receipts of an order, oldest first',
+      summary: 'The receipts of an order, oldest first',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -205,7 +242,7 @@ export const purchasingRoutes = (services: Services) =>
     {
       method: 'get',
       path: `${orderPath}/receipts/:receiptId`,
-      summary: 'P9: one receipt of an order',
+      summary: 'One receipt of an order',
       tag: TAG,
       access: 'auth',
       demoRead: true,

@@ -30,7 +30,7 @@ export const replenishmentRoutes = (services: Services) =>
       method: 'get',
       path: '/api/replenishment/suggestions',
       summary:
-        "R1: what to order today: the last run's demand and levels with each item's current quantity and on-order quantity, soonest order-by date first",
+        "What to order today: the last run's demand and levels with each item's current quantity and on-order quantity, soonest order-by date first",
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -66,7 +66,7 @@ export const replenishmentRoutes = (services: Services) =>
     {
       method: 'post',
       path: '/api/admin/replenishment/run',
-      summary: 'R2: recompute the suggestions now (single-flight: a waiting or running run is returned)',
+      summary: 'Recompute the suggestions now (single-flight: a waiting or running run is returned)',
       tag: TAG,
       access: 'admin',
       responses: { 202: { description: 'Accepted', schema: Joi.object({ jobId: Joi.string().required() }) } },
@@ -78,7 +78,7 @@ export const replenishmentRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/admin/replenishment/run/:jobId',
-      summary: 'R2: state, progress and result (`items`, `suggestions`) of a replenishment run',
+      summary: 'State, progress and result (`items`, `suggestions`) of a replenishment run',
       tag: TAG,
       access: 'admin',
       request: { params: Joi.object({ jobId: Joi.string().max(100).required() }) },
@@ -98,9 +98,12 @@ export const replenishmentRoutes = (services: Services) =>
       method: 'post',
       path: '/api/replenishment/draft-orders',
       summary:
-        'R3: DRAFT orders from the current suggestions, one per supplier and 500 lines; items already on an open order are left out',
+        'DRAFT orders from the current suggestions, one per supplier and 500 lines; items already on an open order are left out',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        404: { when: 'The supplier does not exist', messageKey: 'error.not.found.supplier' },
+      },
       request: { body: draftOrdersBody },
       responses: {
         200: { description: 'Nothing to order: an empty array', schema: Joi.array().max(0) },

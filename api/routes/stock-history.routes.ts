@@ -93,7 +93,7 @@ export const stockHistoryRoutes = (services: Services) => {
     {
       method: 'get',
       path: '/api/stock-history',
-      summary: 'H1: every entry, newest first (Spring-style page when `size` is given)',
+      summary: 'Every entry, newest first (Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
       stream: 'counted',
@@ -105,7 +105,7 @@ export const stockHistoryRoutes = (services: Services) => {
     {
       method: 'get',
       path: '/api/stock-history/search',
-      summary: 'H4: filtered search (search page)',
+      summary: 'Filtered search (search page)',
       tag: TAG,
       access: 'auth',
       request: { query: searchHistoryQuery },
@@ -116,14 +116,14 @@ export const stockHistoryRoutes = (services: Services) => {
     },
     entriesOfOne(
       '/api/stock-history/item/:itemId',
-      'H2: entries of one item, newest first (streamed; Spring-style page when `size` is given)',
+      'Entries of one item, newest first (streamed; Spring-style page when `size` is given)',
       historyItemParams,
       pageItemHistory,
       itemHistoryQuery,
     ),
     entriesOfOne(
       '/api/stock-history/reason/:reason',
-      'H3: entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
+      'Entries with one reason, newest first (streamed; Spring-style page when `size` is given)',
       historyReasonParams,
       pageReasonHistory,
       reasonHistoryQuery,
@@ -145,6 +145,16 @@ export const stockHistoryRoutes = (services: Services) => {
         'Reverse an entry: a compensating change through the adjustment path, at most once per entry (201 with the new entry)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'The entry was reversed already, is a reversal or a receipt, or its item was deleted',
+          messageKey: 'stock.history.reversal.already',
+        },
+        422: {
+          when: 'The compensating change would take the quantity below 0 or above the maximum',
+          messageKey: 'inventory.item.quantity.negative',
+        },
+      },
       request: { params: historyEntryParams, body: reverseEntryBody },
       responses: {
         201: {

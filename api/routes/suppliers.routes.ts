@@ -32,7 +32,7 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/suppliers',
-      summary: 'S1: suppliers (plain array; Spring-style page when `size` is given)',
+      summary: 'Suppliers (plain array; Spring-style page when `size` is given)',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -56,7 +56,7 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/suppliers/count',
-      summary: 'S6: number of suppliers',
+      summary: 'Number of suppliers',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -66,7 +66,7 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/suppliers/search',
-      summary: 'S7: suppliers whose name contains `name`',
+      summary: 'Suppliers whose name contains `name`',
       tag: TAG,
       access: 'auth',
       demoRead: true,
@@ -77,9 +77,15 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'post',
       path: '/api/suppliers',
-      summary: 'S2: create a supplier',
+      summary: 'Create a supplier',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'A supplier with this name (case-insensitive) exists',
+          messageKey: 'error.duplicate.resource',
+        },
+      },
       request: { body: createSupplierBody },
       responses: { 201: { description: 'Created', schema: supplierViewSchema } },
       handler: writeHandler(services, async (em, req, { body }) => {
@@ -90,7 +96,7 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'get',
       path: '/api/suppliers/:id',
-      summary: 'S3: one supplier',
+      summary: 'One supplier',
       tag: TAG,
       access: 'auth',
       request: { params: supplierIdParams },
@@ -100,9 +106,12 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'put',
       path: '/api/suppliers/:id',
-      summary: 'S4: replace a supplier (a body id must equal the path id)',
+      summary: 'Replace a supplier (a body id must equal the path id)',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: { when: 'Another supplier has this name', messageKey: 'error.duplicate.resource' },
+      },
       request: { params: supplierIdParams, body: updateSupplierBody },
       responses: { 200: { description: 'Updated', schema: supplierViewSchema } },
       handler: writeHandler(services, async (em, _req, { params, body }) => ({
@@ -113,9 +122,15 @@ export const supplierRoutes = (services: Services) =>
     {
       method: 'delete',
       path: '/api/suppliers/:id',
-      summary: 'S5: delete a supplier no item references',
+      summary: 'Delete a supplier no item references',
       tag: TAG,
       access: 'admin',
+      refusals: {
+        409: {
+          when: 'Items or purchase orders still reference the supplier',
+          messageKey: 'inventory.supplier.in.use',
+        },
+      },
       request: { params: supplierIdParams },
       responses: { 204: { description: 'Deleted' } },
       handler: writeHandler(services, async (em, _req, { params }) => {

@@ -4,12 +4,13 @@ import type { RouteDefinition } from './route-definition.js';
 import { authorize, isWrite } from '../middleware/authorize.js';
 import { retryTransactionConflicts } from './retry-transaction-conflicts.js';
 import { validateInput } from '../middleware/validate.js';
+import { acceptJsonBody } from '../middleware/accept-json-body.js';
 import type { ValidatedInput } from '../request-context.js';
 import { routeTable, type Method } from './route-table.js';
 
 /**
  * The routes as one middleware (a radix-tree lookup, see route-table.ts), each route running: error style ->
- * authorize -> validate -> handler (a write handler is run again when its transaction lost a deadlock or a
+ * authorize -> (a write: 415 for a body that is not JSON) -> validate -> handler (a write handler is run again when its transaction lost a deadlock or a
  * serialization check). A route whose resource must exist validates its path params, answers 404 for a
  * missing resource, and only then validates query and body.
  */
@@ -39,10 +40,11 @@ export function dispatchRoutes(
             validateInput(route, ['query', 'body']),
           ]
         : [validateInput(route)];
+      const bodyType = isWrite(route.method) && !route.request?.upload ? [acceptJsonBody] : [];
       return {
         method: route.method.toUpperCase() as Method,
         path: route.path,
-        chain: [style, authorize(route, config), ...validate, run] as RequestHandler[],
+        chain: [style, authorize(route, config), ...bodyType, ...validate, run] as RequestHandler[],
       };
     }),
   );

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { AppError, ValidationError } from '../../domain/shared/errors.js';
+import { AppError, UnsupportedMediaTypeError, ValidationError } from '../../domain/shared/errors.js';
 
 const MB = 1024 * 1024;
 
@@ -131,5 +131,5 @@ export function uploadedFile(req: Request, maxBytes: number): AsyncIterable<Buff
   if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
   if (type === 'multipart/form-data') return multipartFile(req, maxBytes);
   if (RAW_TYPES.includes(type)) return rawFile(req, maxBytes);
-  throw new AppError('bad_request', 415, 'csv.import.content.type');
+  throw new UnsupportedMediaTypeError('csv.import.content.type');
 }

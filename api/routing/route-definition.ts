@@ -19,6 +19,12 @@ export interface ResponseSpec {
   headers?: Record<string, string>;
 }
 
+/** A refusal of the use case itself: when it happens and the message key of its answer (the example). */
+export interface Refusal {
+  when: string;
+  messageKey: string;
+}
+
 export interface RouteDefinition {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express path, e.g. `/api/inventory/:id`. */
@@ -43,7 +49,15 @@ export interface RouteDefinition {
    * contract checks before the body: a stale `If-Match`, a state that refuses the write).
    */
   mustExist?: (em: EntityManager, params: Record<string, any>, req: Request) => Promise<void>;
+  /** Success answers (and a route's own answers such as a health check's 503). */
   responses: Record<number, ResponseSpec>;
+  /**
+   * What the use case refuses beyond what the route's shape implies (access, input, path ids, body, streams,
+   * writes, Idempotency-Key: see api/openapi/operation-statuses.ts): 409, 410, 412, 422, 428, 429...
+   */
+  refusals?: Record<number, Refusal>;
+  /** The path names a resource, but one that does not exist reads as empty (200 []), never 404. */
+  absentReadsEmpty?: boolean;
   /** Thin: read `input`, call one use case, present the result. */
   handler: (req: Request, res: Response, input: ValidatedInput) => unknown;
   /**

@@ -70,12 +70,18 @@ export const preparedWriteHandler = (
   run: (db: SqlRun, req: Request, input: ValidatedInput) => Promise<Reply>,
 ): RouteDefinition['handler'] => handlerOn(services, preparedWrites(services.orm.em), run);
 
+/** The handlers made by {@link writeHandler}: they take an `Idempotency-Key` (the OpenAPI document says so). */
+const idempotentHandlers = new WeakSet<RouteDefinition['handler']>();
+
+/** Whether the route's handler takes an `Idempotency-Key` header (409 while in progress, 422 when reused). */
+export const takesIdempotencyKey = (route: RouteDefinition) => idempotentHandlers.has(route.handler);
+
 function handlerOn<D extends Db>(
   services: Services,
   db: WriteDb<D>,
   run: (db: D, req: Request, input: ValidatedInput) => Promise<Reply>,
 ): RouteDefinition['handler'] {
-  return async (req: Request, res: Response, input: ValidatedInput) => {
+  const handler = async (req: Request, res: Response, input: ValidatedInput) => {
     const key = req.get('idempotency-key');
     let status: number;
     let bodyText: string | null;
@@ -120,4 +126,6 @@ function handlerOn<D extends Db>(
     if (bodyText === null) res.end();
     else sendJsonText(res, bodyText);
   };
+  idempotentHandlers.add(handler);
+  return handler;
 }

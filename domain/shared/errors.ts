@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'unprocessable_entity'
   | 'too_many_requests'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'gone'
   | 'internal_server_error'
   | 'service_unavailable'
@@ -112,6 +113,13 @@ export class PreconditionFailedError extends AppError {
 export class UnprocessableError extends AppError {
   constructor(messageKey = 'error.unprocessable', options: AppErrorOptions = {}) {
     super('unprocessable_entity', 422, messageKey, options);
+  }
+}
+
+/** 415: a request body of a content type (or charset) the operation does not take. */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(messageKey = 'error.unsupported.media.type', options: AppErrorOptions = {}) {
+    super('unsupported_media_type', 415, messageKey, options);
   }
 }
 
