@@ -1,7 +1,9 @@
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { loadConfig } from '../../config/env.js';
 import { closeServices, openServices } from '../../config/services.js';
 import { createDatabases } from '../create-databases.js';
+import { migrate, openOrm } from '../../config/database.js';
 import { computeReplenishment } from '../../domain/replenishment/compute-replenishment.js';
 import { fillCatalog, fillHistory } from './history-fill.js';
 import { benchDatabaseUrl, printTable, resetBenchDatabase } from './support.js';
@@ -27,7 +29,13 @@ async function fill(entries: number, items: number): Promise<void> {
       .query<{ n: string }>('select count(*) as n from stock_history')
       .then(r => Number(r.rows[0].n))
       .catch(() => -1);
-    if (filled === entries && process.env.REPLENISHMENT_HISTORY_FRESH !== '1') return;
+    if (filled === entries && process.env.REPLENISHMENT_HISTORY_FRESH !== '1') {
+      // Reused: brought up to the current migrations.
+      const orm = await openOrm(url(), 2);
+      await migrate(orm);
+      await orm.close(true);
+      return;
+    }
     await resetBenchDatabase(client, url());
   } finally {
     await client.end();
@@ -83,7 +91,7 @@ export async function historyBench(entries: number, items: number): Promise<void
         'run s': ((performance.now() - runStarted) / 1000).toFixed(2),
         suggestions: result.suggestions,
         'peak RSS MB (run process)': Math.round(peak / 2 ** 20),
-        'load average': (await import('node:os')).loadavg()[0].toFixed(1),
+        'load average': loadavg()[0].toFixed(1),
       });
     }
     printTable(`R2 on the bench:history shape`, rows);
