@@ -514,7 +514,7 @@ round ${round}, ${count} worker process${count === 1 ? '' : 'es'} at ${SCALING_C
         );
         const perEvent = (ms: number) => ((ms * 1000) / Math.max(run.total, 1)).toFixed(1);
         console.log(
-          `  CPU per event of all three consumers: workers ${perEvent(run.threads.main + run.threads.others)} µs ` +
+          `  CPU per marker (one event of one consumer): workers ${perEvent(run.threads.main + run.threads.others)} µs ` +
             `(main threads ${perEvent(run.threads.main)}, V8's and libuv's threads ${perEvent(run.threads.others)}), ` +
             `their PostgreSQL backends ${perEvent(run.backendsMs)} µs; periods that used up the cap: ` +
             `${run.throttling.map(t => `${((100 * t.throttled) / Math.max(t.periods, 1)).toFixed(0)}%`).join(' / ')} ` +
