@@ -75,7 +75,7 @@ function writable(dir: string): boolean {
  * A new cgroup capped at `cores` of one core (e.g. 0.1; undefined: no cap), or the reason why none can be made
  * here. Several at once give each process a cap of its own. `weight` multiplies the default weight the scheduler
  * gives the cgroup against every other task of the machine (v1 `cpu.shares`, v2 `cpu.weight`): on a shared
- * machine whose load average is far above its cores, a cgroup of default weight gets less than a tenth of a core
+ * machine whose load average is far above its cores, a cgroup of default weight gets only its share of the cores
  * however little its cap, so the neighbours, not the cap, would limit it.
  */
 export function cpuCap(name: string, cores: number | undefined, weight = 1): CpuCap | string {

@@ -388,8 +388,8 @@ const SCALING_CORES = Number(process.env.BENCH_SCALING_CORES ?? 0.1);
 
 /**
  * The weight of each capped worker process against every other task of the machine, in multiples of a task's
- * (BENCH_SCALING_WEIGHT, 10): on this shared machine the load average is often 10-25 on two cores, and a cgroup
- * of one task's weight then gets less than its 0.1 core; with more weight it gets its cap, and no more.
+ * (BENCH_SCALING_WEIGHT, 10): on a shared machine whose load average is far above its cores, a cgroup of one
+ * task's weight gets less than its cap; with more weight it gets its cap, and no more.
  */
 const SCALING_WEIGHT = Number(process.env.BENCH_SCALING_WEIGHT ?? 10);
 
@@ -397,8 +397,7 @@ const SCALING_WEIGHT = Number(process.env.BENCH_SCALING_WEIGHT ?? 10);
  * The weight of everything else of the bench during the scaling phase (BENCH_SCALING_FEEDER_WEIGHT, 64; 0 leaves
  * it where it is): the bench and its web process, and every PostgreSQL backend of the bench's database, each in
  * a cgroup of that weight without a cap. Then the database, as on a server of its own, serves what the capped
- * processes ask of it, and the backlog is written at the API's rate, not the neighbours' (at a load average of
- * 25 the web process wrote 130 events/s).
+ * processes ask of it, and the backlog is written at the API's rate, not the neighbours' (docs/performance.md).
  */
 const SCALING_FEEDER_WEIGHT = Number(process.env.BENCH_SCALING_FEEDER_WEIGHT ?? 64);
 
@@ -514,7 +513,7 @@ round ${round}, ${count} worker process${count === 1 ? '' : 'es'} at ${SCALING_C
         );
         const perEvent = (ms: number) => ((ms * 1000) / Math.max(run.total, 1)).toFixed(1);
         console.log(
-          `  CPU per event of all three consumers: workers ${perEvent(run.threads.main + run.threads.others)} µs ` +
+          `  CPU per marker (one event of one consumer): workers ${perEvent(run.threads.main + run.threads.others)} µs ` +
             `(main threads ${perEvent(run.threads.main)}, V8's and libuv's threads ${perEvent(run.threads.others)}), ` +
             `their PostgreSQL backends ${perEvent(run.backendsMs)} µs; periods that used up the cap: ` +
             `${run.throttling.map(t => `${((100 * t.throttled) / Math.max(t.periods, 1)).toFixed(0)}%`).join(' / ')} ` +
