@@ -195,8 +195,9 @@ export class RollupFold {
 
   /**
    * Folds one event. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason` and `user` are
-   * ids of this fold's dictionaries; `day` counts days from 2000-01-01; `price` and `reversal` (the unit cost of
-   * a reversal, else NaN) are units of 1e-4.
+   * ids of this fold's dictionaries; `day` counts days from 2000-01-01; `price`, `reversal` (the unit cost of
+   * a reversal, else NaN) and `unitCost` (the unit cost stock in enters the average at when it is not the price:
+   * a receipt's, else NaN) are units of 1e-4.
    */
   step(
     item: number,
@@ -211,6 +212,7 @@ export class RollupFold {
     price: number,
     reversal: number,
     user: number,
+    unitCost: number,
   ): void {
     this.events++;
     if (item >= this.capacity) this.grow(item);
@@ -247,8 +249,8 @@ export class RollupFold {
           exact = true;
         }
       } else {
-        // Stock in at its price, or a reversal at its original's unit cost.
-        const cost = n * (reversing ? reversal : price);
+        // Stock in at its unit cost (else its price), or a reversal at its original's unit cost.
+        const cost = n * (reversing ? reversal : unitCost === unitCost ? unitCost : price);
         if (held <= SAFE && cost >= 0 && cost <= SAFE && held + cost <= SAFE) {
           if (change > 0) {
             nextC = divRound(held + cost, q + n);
@@ -276,7 +278,7 @@ export class RollupFold {
       const text = this.reasons.texts[reason];
       const applied =
         reversal !== reversal
-          ? applyWac(state, change, text, formatUnits(BigInt(price)))
+          ? applyWac(state, change, text, formatUnits(BigInt(unitCost === unitCost ? unitCost : price)))
           : applyReversal(state, change, text, formatUnits(BigInt(reversal)));
       nextQ = applied.state.q;
       nextC = this.setC(item, applied.state.c);
