@@ -21,6 +21,8 @@ export interface FoldEvent {
   createdBy: string;
   /** A reversal: the original's unit cost it is booked at (wac.ts applyReversal); null or absent otherwise. */
   reversalUnitCost?: string | null;
+  /** An entry that is no reversal with a cost of its own (a receipt's line cost): stock in enters the average at it. */
+  unitCost?: string | null;
 }
 
 export interface DayRow {
@@ -87,7 +89,7 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
     const supplierKey = e.supplierId ?? NO_SUPPLIER;
     const applied =
       e.reversalUnitCost === undefined || e.reversalUnitCost === null
-        ? applyWac(state, e.change, e.reason, e.priceAtChange)
+        ? applyWac(state, e.change, e.reason, e.unitCost ?? e.priceAtChange)
         : applyReversal(state, e.change, e.reason, e.reversalUnitCost);
     state = applied.state;
     const key = `${e.day}|${supplierKey}`;

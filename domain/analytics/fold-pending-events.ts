@@ -25,7 +25,7 @@ interface PendingRow extends FoldEvent {
 /**
  * The oldest pending events of the partitions `parts` (an int[] expression; of one item when `itemId` is not
  * null), in id order, as the fold's events (the payload's fields, `day` still the whole `occurredAt` until
- * foldRows cuts it; a reversal's unit cost), each with its item's stored running state (weighted average cost)
+ * foldRows cuts it; a reversal's unit cost, or a receipt's), each with its item's stored running state (weighted average cost)
  * when there is one.
  */
 const pendingWithStateSql = (parts: string, limit: string, itemId: string) => `
@@ -35,6 +35,7 @@ select o.id::text as id, o.type, p->>'itemId' as "itemId", p->>'itemName' as "it
        (p->>'change')::integer as change, (p->>'quantityAfter')::integer as "quantityAfter", p->>'reason' as reason,
        p->>'priceAtChange' as "priceAtChange", p->>'createdBy' as "createdBy",
        case when p ? 'reversalOf' then p->>'unitCost' end as "reversalUnitCost",
+       case when not p ? 'reversalOf' then p->>'unitCost' end as "unitCost",
        s.wac_q, s.wac_c::text as wac_c, s.last_event_id::text as last_event_id
   from (${pendingEventsSql(ANALYTICS_CONSUMER, parts, limit, itemId)}) o
  cross join lateral (select o.payload as p) j

@@ -99,11 +99,12 @@ const sourceSql = (where = '') => `
   select outbox_event_id as event_id, item_id, item_name::text, supplier_id, supplier_name::text, change,
          quantity_after, reason::text, price_at_change::text as price, created_by::text,
          ("timestamp" at time zone 'UTC')::date::text as day_text,
-         case when reversal_of is not null then unit_cost::text end as reversal_unit_cost
+         case when reversal_of is not null then unit_cost::text end as reversal_unit_cost,
+         case when reversal_of is null then unit_cost::text end as unit_cost
   from stock_history ${where}
   union all
   select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-         created_by, day::text, reversal_unit_cost
+         created_by, day::text, reversal_unit_cost, unit_cost
   from rebuild_pending ${where}`;
 
 /**
@@ -267,13 +268,14 @@ async function openSnapshot(c: Connections): Promise<Snapshot> {
            o.payload->>'reason' as reason, o.payload->>'priceAtChange' as price,
            o.payload->>'createdBy' as created_by,
            ((o.payload->>'occurredAt')::timestamptz at time zone 'UTC')::date as day,
-           case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost
+           case when o.payload ? 'reversalOf' then o.payload->>'unitCost' end as reversal_unit_cost,
+           case when not o.payload ? 'reversalOf' then o.payload->>'unitCost' end as unit_cost
     from outbox_event o
     where o.type = '${STOCK_CHANGED}' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
       and not exists (select 1 from stock_history h where h.outbox_event_id = o.id)`);
   const pending = await read<PendingEvent>(
     `select event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason, price,
-            created_by, day - date '2000-01-01' as day, reversal_unit_cost
+            created_by, day - date '2000-01-01' as day, reversal_unit_cost, unit_cost
      from rebuild_pending order by event_id`,
   );
   const [{ n }] = await read<{ n: string }>(

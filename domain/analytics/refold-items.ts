@@ -107,6 +107,7 @@ export async function refoldItems(
         priceAtChange: String(r.price),
         createdBy: '',
         ...(r.reversal_unit_cost === null ? {} : { reversalUnitCost: String(r.reversal_unit_cost) }),
+        ...(r.unit_cost === null ? {} : { unitCost: String(r.unit_cost) }),
       });
     }
     if (events.length >= EVENTS_PER_READ) fold();

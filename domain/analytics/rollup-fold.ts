@@ -39,7 +39,8 @@ export const ITEM_COPY_COLUMNS = ['item_id', 'wac_q', 'wac_c', 'last_event_id'];
 /**
  * One event as the fold takes it. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason`
  * and `user` are ids of the fold's dictionaries; `day` counts days from 2000-01-01; `price` and `reversal` (the
- * unit cost of a reversal, else NaN) are units of 1e-4. A reader fills one record per scan (rollupEvent) and
+ * unit cost of a reversal, else NaN) and `unitCost` (the unit cost stock in enters the average at when it is
+ * not the price: a receipt's, else NaN) are units of 1e-4. A reader fills one record per scan (rollupEvent) and
  * passes it for every event, so the hot loop allocates nothing.
  */
 export interface RollupEvent {
@@ -55,6 +56,7 @@ export interface RollupEvent {
   price: number;
   reversal: number;
   user: number;
+  unitCost: number;
 }
 
 /** A record to fill and pass to RollupFold.step, event after event. */
@@ -71,6 +73,7 @@ export const rollupEvent = (): RollupEvent => ({
   price: 0,
   reversal: NaN,
   user: 0,
+  unitCost: NaN,
 });
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -240,6 +243,7 @@ export class RollupFold {
       reason,
       price,
       reversal,
+      unitCost,
     } = event;
     this.events++;
     if (item >= this.capacity) this.grow(item);
@@ -276,8 +280,8 @@ export class RollupFold {
           exact = true;
         }
       } else {
-        // Stock in at its price, or a reversal at its original's unit cost.
-        const cost = n * (reversing ? reversal : price);
+        // Stock in at its unit cost (else its price), or a reversal at its original's unit cost.
+        const cost = n * (reversing ? reversal : unitCost === unitCost ? unitCost : price);
         if (held <= SAFE && cost >= 0 && cost <= SAFE && held + cost <= SAFE) {
           if (change > 0) {
             nextC = divRound(held + cost, q + n);
@@ -305,7 +309,7 @@ export class RollupFold {
       const text = this.reasons.texts[reason];
       const applied =
         reversal !== reversal
-          ? applyWac(state, change, text, formatUnits(BigInt(price)))
+          ? applyWac(state, change, text, formatUnits(BigInt(unitCost === unitCost ? unitCost : price)))
           : applyReversal(state, change, text, formatUnits(BigInt(reversal)));
       nextQ = applied.state.q;
       nextC = this.setC(item, applied.state.c);

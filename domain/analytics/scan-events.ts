@@ -5,7 +5,7 @@ import { toUnits } from './decimal.js';
 import { rollupEvent, type RollupEvent, type RollupFold } from './rollup-fold.js';
 import { BinaryCopyReader, readInt8 } from '../shared/binary-copy-reader.js';
 
-const FIELDS = 12;
+const FIELDS = 13;
 
 /** An event of the snapshot not in the history yet (rebuild_pending), as the scan folds it. */
 export interface PendingEvent {
@@ -22,6 +22,8 @@ export interface PendingEvent {
   /** Days from 2000-01-01. */
   day: number;
   reversal_unit_cost: string | null;
+  /** An event that is no reversal with a unit cost of its own (a receipt's). */
+  unit_cost: string | null;
 }
 
 /**
@@ -54,7 +56,8 @@ export async function scanEvents(
       copyTo(
         `copy (select item_id, outbox_event_id, ("timestamp" at time zone 'UTC')::date, supplier_id, supplier_name,
                       item_name, change, quantity_after, reason, price_at_change, created_by,
-                      case when reversal_of is not null then unit_cost end
+                      case when reversal_of is not null then unit_cost end,
+                      case when reversal_of is null then unit_cost end
                from stock_history ${after} order by outbox_event_id limit ${batch}) to stdout (format binary)`,
       ),
     );
@@ -97,6 +100,7 @@ export async function scanEvents(
         event.price = numericUnits(bytes, field[18]);
         event.reversal = field[23] < 0 ? NaN : numericUnits(bytes, reversalAt);
         event.user = fold.users.idOf(bytes, field[20], field[20] + field[21]);
+        event.unitCost = field[25] < 0 ? NaN : numericUnits(bytes, field[24]);
         fold.step(event);
         lastEventId = eventId;
         rows++;
@@ -125,5 +129,6 @@ function foldPending(fold: RollupFold, e: PendingEvent, event: RollupEvent): voi
   event.price = Number(toUnits(e.price));
   event.reversal = e.reversal_unit_cost === null ? NaN : Number(toUnits(e.reversal_unit_cost));
   event.user = fold.users.idOfText(e.created_by);
+  event.unitCost = e.unit_cost === null ? NaN : Number(toUnits(e.unit_cost));
   fold.step(event);
 }

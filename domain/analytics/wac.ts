@@ -4,7 +4,8 @@ import { divRound, toUnits } from './decimal.js';
  * The weighted-average-cost algorithm of the contract, one event at a time, per item in event order,
  * starting at (q = 0, c = 0). Amounts are bigint units of 1e-4.
  *
- * inbound n at unit cost u (priceAtChange): c' = round4((q*c + n*u) / (q + n)), q' = q + n;
+ * inbound n at unit cost u (the entry's own unit cost, a receipt's line cost; else its priceAtChange):
+ * c' = round4((q*c + n*u) / (q + n)), q' = q + n;
  * outbound n: cost issued c*n, q' = max(0, q - n); change 0 (PRICE_CHANGE, deletions): no move.
  */
 export interface WacState {
@@ -92,15 +93,16 @@ export function applyReversal(
   return { state };
 }
 
+/** One entry that is no reversal; `inboundCost`: the unit cost stock in enters at (see above). */
 export function applyWac(
   state: WacState,
   change: number,
   reason: string,
-  priceAtChange: string,
+  inboundCost: string,
 ): { state: WacState; move?: WacMove } {
   if (change > 0) {
     const n = BigInt(change);
-    const u = toUnits(priceAtChange);
+    const u = toUnits(inboundCost);
     const c = divRound(BigInt(state.q) * state.c + n * u, BigInt(state.q) + n);
     return { state: { q: state.q + change, c }, move: bookedMove(reason, true, false, change, n * u) };
   }

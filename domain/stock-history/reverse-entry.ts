@@ -22,8 +22,8 @@ interface Original {
 
 /**
  * The unit cost a reversal of `original` is booked at: an inbound original's unit price, an outbound original's
- * running average cost just before it (the item's earlier entries replayed with the contract's weighted average;
- * the history keeps an item's entries in event order).
+ * running average cost just before it (the item's earlier entries replayed with the contract's weighted average,
+ * receipts at their unit cost; the history keeps an item's entries in event order).
  */
 async function unitCostOf(tx: EntityManager, original: Original): Promise<string> {
   if (original.change > 0) return formatUnits(toUnits(original.price_at_change));
@@ -39,7 +39,7 @@ async function unitCostOf(tx: EntityManager, original: Original): Promise<string
     state = (
       e.reversal_of !== null && e.unit_cost !== null
         ? applyReversal(state, Number(e.change), e.reason, e.unit_cost)
-        : applyWac(state, Number(e.change), e.reason, e.price)
+        : applyWac(state, Number(e.change), e.reason, e.unit_cost ?? e.price)
     ).state;
   return formatUnits(state.c);
 }

@@ -106,7 +106,8 @@ async function naiveFinancial(em: EntityManager, range: { start: string; end: st
   const totals = { opening: 0n, ending: 0n, cogs: 0n, purchases: 0n };
   for (;;) {
     const rows = await em.execute<any[]>(
-      `select item_id, change, reason, price_at_change::text as price,
+      `select item_id, change, reason,
+              coalesce(case when reversal_of is null then unit_cost end, price_at_change)::text as price,
               to_char("timestamp" at time zone 'UTC', 'YYYY-MM-DD') as day
        from stock_history where item_id in (
          select distinct item_id from stock_history where item_id > ? order by item_id limit 100)

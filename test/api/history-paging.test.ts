@@ -330,7 +330,10 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
       [kept.id],
     );
     await api().post(`/api/stock-history/${sale.id}/reverse`).set('Authorization', admin.auth).expect(201);
-    await api().delete(`/api/inventory/${deleted.id}?reason=LOST`).set('Authorization', admin.auth).expect(204);
+    await api()
+      .delete(`/api/inventory/${deleted.id}?reason=LOST`)
+      .set('Authorization', admin.auth)
+      .expect(204);
     await waitForHistorySettled(testApp().services);
     await check('after a reversal and a deletion');
   });

@@ -19,6 +19,8 @@ export interface Entry {
   reason: string;
   /** cents */
   price: bigint;
+  /** 1e-4 units: what stock in cost when it is not the price (a receipt's line cost); null otherwise. */
+  unitCost?: bigint | null;
   createdBy: string;
   timestamp: string;
   micros: bigint;
@@ -82,6 +84,7 @@ export class AnalyticsOracle {
     const rows = await em.execute<any[]>(
       `select id::text as id, reversal_of::text as reversal_of, outbox_event_id, item_id, item_name, supplier_id, supplier_name, change, quantity_after, reason,
               price_at_change::text as price, created_by,
+              case when reversal_of is null then (unit_cost * 10000)::bigint::text end as unit_cost,
               to_char("timestamp" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ts,
               (extract(epoch from "timestamp") * 1000000)::bigint::text as micros
        from stock_history`,
@@ -104,6 +107,7 @@ export class AnalyticsOracle {
         quantityAfter: Number(r.quantity_after),
         reason: r.reason,
         price: cents(r.price),
+        unitCost: r.unit_cost === null ? null : BigInt(r.unit_cost),
         createdBy: r.created_by,
         timestamp: r.ts,
         micros: BigInt(r.micros),
@@ -285,12 +289,14 @@ export class AnalyticsOracle {
       let c = 0n;
       let opening: { q: number; c: bigint; e: Entry } | undefined;
       let ending: { q: number; c: bigint; e: Entry } | undefined;
-      // The unit cost each entry moved at (inbound: its price; outbound: the average before it), by entry id.
+      // The unit cost each entry moved at (inbound: its own unit cost, else its price; outbound: the average
+      // before it), by entry id.
       const movedAt = new Map<string, bigint>();
       for (const e of list) {
         const inWindow = e.day >= from && e.day <= to && matches(supplierId, e);
         const original = e.reversalOf ? movedAt.get(e.reversalOf) : undefined;
-        if (e.id) movedAt.set(e.id, e.change > 0 ? e.price * 100n : c);
+        const inAt = e.unitCost ?? e.price * 100n;
+        if (e.id) movedAt.set(e.id, e.change > 0 ? inAt : c);
         if (original !== undefined && e.change > 0) {
           // Reversal of an outbound: back in at the cost it left with, its bucket undone.
           const n = BigInt(e.change);
@@ -322,7 +328,7 @@ export class AnalyticsOracle {
           }
         } else if (e.change > 0) {
           const n = BigInt(e.change);
-          const u = e.price * 100n;
+          const u = inAt;
           c = div(BigInt(q) * c + n * u, BigInt(q) + n);
           q += e.change;
           if (inWindow && e.reason === 'RETURN') {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createItem, createSupplier, recordStockChange } from './stock-events.js';
@@ -20,14 +21,17 @@ export const USERS = ['alice@example.test', 'bob@example.test', 'carol'];
 const op = fc.record({
   item: fc.nat({ max: 9 }),
   gapMinutes: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 600, max: 60 * 24 * 40 })),
-  kind: fc.constantFrom('adjust', 'adjust', 'adjust', 'price', 'move', 'delete'),
+  kind: fc.constantFrom('adjust', 'adjust', 'adjust', 'price', 'move', 'delete', 'receipt'),
   delta: fc.integer({ min: -25, max: 30 }).filter(d => d !== 0),
   reason: fc.nat({ max: 99 }),
   price: fc.option(fc.integer({ min: 1, max: 250000 }), { freq: 3 }),
   user: fc.nat({ max: USERS.length - 1 }),
 });
 
-/** A random history over a few suppliers and items: adjustments, price changes, supplier moves, deletions. */
+/**
+ * A random history over a few suppliers and items: adjustments, price changes, supplier moves, deletions and
+ * receipts (RESTOCK at a unit cost of their own, mostly not the item's price).
+ */
 export const historyArb = fc.record({
   start: fc.integer({ min: Date.parse('2025-01-01T00:00:00Z'), max: Date.parse('2027-06-01T00:00:00Z') }),
   suppliers: fc.integer({ min: 1, max: 2 }),
@@ -83,6 +87,17 @@ export async function buildHistory(em: EntityManager, h: History, withHistory = 
           price: money(o.price ?? 199),
         }),
       );
+    } else if (o.kind === 'receipt') {
+      const quantity = Math.abs(o.delta);
+      eventIds.push(
+        await recordStockChange(em, {
+          ...base,
+          change: quantity,
+          reason: 'RESTOCK',
+          receipt: { unitCost: money(o.price ?? 1 + o.reason * 37), purchaseOrderId: randomUUID() },
+        }),
+      );
+      item.q += quantity;
     } else if (o.kind === 'delete') {
       if (item.q !== 0) continue;
       eventIds.push(

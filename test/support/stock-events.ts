@@ -46,6 +46,8 @@ export interface StockChange {
   price?: string;
   /** Move the item to another supplier with this change (a PUT would). */
   supplierId?: string;
+  /** A receipt's entry (RESTOCK): its line's unit cost (2-decimal string) and its order. */
+  receipt?: { unitCost: string; purchaseOrderId: string };
   /** Deletion (change 0, quantity must be 0): the item row is removed. */
   delete?: boolean;
   createdBy?: string;
@@ -82,6 +84,7 @@ export async function recordStockChange(em: EntityManager, c: StockChange): Prom
       reason: c.reason,
       priceAtChange: r.price,
       ...(c.delete ? { deleted: true } : {}),
+      ...(c.receipt ?? {}),
       createdBy: c.createdBy ?? 'factory',
       occurredAt: c.at.toISOString(),
       correlationId: null,
@@ -91,8 +94,9 @@ export async function recordStockChange(em: EntityManager, c: StockChange): Prom
     if (c.withHistory !== false) {
       await tx.execute(
         `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-           quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?)`,
+           quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp", unit_cost,
+           purchase_order_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?::uuid)`,
         [
           eventId,
           c.itemId,
@@ -106,6 +110,8 @@ export async function recordStockChange(em: EntityManager, c: StockChange): Prom
           payload.priceAtChange,
           payload.createdBy,
           payload.occurredAt,
+          c.receipt?.unitCost ?? null,
+          c.receipt?.purchaseOrderId ?? null,
         ],
       );
       await tx.execute(
@@ -122,11 +128,13 @@ export async function completeHistory(em: EntityManager): Promise<void> {
   await em.transactional(async tx => {
     await tx.execute(`
       insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-        quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+        quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp", unit_cost,
+        purchase_order_id)
       select id, (payload->>'itemId')::uuid, payload->>'itemName', (payload->>'supplierId')::uuid,
         payload->>'supplierName', (payload->>'change')::int, (payload->>'quantityBefore')::int,
         (payload->>'quantityAfter')::int, payload->>'reason', (payload->>'priceAtChange')::numeric,
-        payload->>'createdBy', (payload->>'occurredAt')::timestamptz
+        payload->>'createdBy', (payload->>'occurredAt')::timestamptz, (payload->>'unitCost')::numeric,
+        (payload->>'purchaseOrderId')::uuid
       from outbox_event o where type = 'stock.changed' and ${pendingForSql([STOCK_HISTORY_CONSUMER], 'o')}
       on conflict (outbox_event_id) do nothing`);
     await tx.execute(
