@@ -132,7 +132,7 @@ select o.id::text as id, o.type, p->>'itemId' as "itemId", p->>'itemName' as "it
        coalesce((p->>'deleted')::boolean, false) as deleted, p->>'occurredAt' as "occurredAt",
        a.id::text as alert_id, a.item_name as alert_item_name,
        a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity,
-       case when o.type like 'purchase\_order.%' then o.payload end as order_event
+       case when starts_with(o.type, 'purchase_order.') then o.payload end as order_event
   from (${pendingEventsSql(ALERTS_CONSUMER, parts, limit, itemId)}) o
  cross join lateral (select o.payload as p) j
   left join lateral ${byKey(`select a.id, a.item_name, a.quantity, a.minimum_quantity from low_stock_alert a
