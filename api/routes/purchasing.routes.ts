@@ -137,16 +137,12 @@ export const purchasingRoutes = (services: Services) =>
       request: { params: orderIdParams },
       responses: { 200: orderResponse('Ordered') },
       handler: writeHandler(services, async (em, req, { params }) => {
-        const { order, deliveries } = await placePurchaseOrder(
-          em,
-          {
-            id: params.id,
-            expectedVersion: ifMatch(req),
-            defaultLeadDays: services.config.replenishment.defaultLeadDays,
-          },
-          services.config.lowStockWebhookUrl,
-        );
-        return { status: 200, body: order, headers: etag(order), deliveries };
+        const { order, eventIds } = await placePurchaseOrder(em, {
+          id: params.id,
+          expectedVersion: ifMatch(req),
+          defaultLeadDays: services.config.replenishment.defaultLeadDays,
+        });
+        return { status: 200, body: order, headers: etag(order), eventIds };
       }),
     },
     {
@@ -174,18 +170,16 @@ export const purchasingRoutes = (services: Services) =>
         },
       },
       handler: writeHandler(services, async (em, req, { params, body }) => {
-        const { receipt, eventIds, deliveries } = await receiveGoods(
+        const { receipt, eventIds } = await receiveGoods(
           em,
           { id: params.id, lines: body.lines, note: body.note },
           writeContext(req),
-          services.config.lowStockWebhookUrl,
         );
         return {
           status: 201,
           body: receipt,
           headers: { Location: `/api/purchase-orders/${params.id}/receipts/${receipt.id}` },
           eventIds,
-          deliveries,
         };
       }),
     },
@@ -202,12 +196,11 @@ export const purchasingRoutes = (services: Services) =>
       request: { params: orderIdParams },
       responses: { 200: orderResponse('Cancelled') },
       handler: writeHandler(services, async (em, req, { params }) => {
-        const { order, deliveries } = await cancelPurchaseOrder(
-          em,
-          { id: params.id, expectedVersion: ifMatch(req) },
-          services.config.lowStockWebhookUrl,
-        );
-        return { status: 200, body: order, headers: etag(order), deliveries };
+        const { order, eventIds } = await cancelPurchaseOrder(em, {
+          id: params.id,
+          expectedVersion: ifMatch(req),
+        });
+        return { status: 200, body: order, headers: etag(order), eventIds };
       }),
     },
     {

@@ -4,7 +4,6 @@ import type { Services } from '../../config/services.js';
 import type { ValidatedInput } from '../request-context.js';
 import type { RouteDefinition } from './route-definition.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
-import { enqueueWebhookDeliveries } from '../../domain/queues/stock-event-jobs.js';
 import {
   idempotencyScope,
   withIdempotencyKey,
@@ -22,8 +21,6 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Outbox events committed by the write: published after commit, never part of the response. */
   eventIds?: string[];
-  /** Webhook deliveries committed by the write (their rows are their outbox): enqueued after commit. */
-  deliveries?: string[];
 }
 
 /** The acting user as stored on records and events: e-mail, else username. */
@@ -87,14 +84,12 @@ function handlerOn<D extends Db>(
     let bodyText: string | null;
     let headers: Record<string, string>;
     let eventIds: string[] = [];
-    let deliveries: string[] = [];
     if (key === undefined || !req.actor) {
       const reply = await run(await db.plain(req), req, input);
       status = reply.status;
       bodyText = reply.body === undefined ? null : JSON.stringify(reply.body);
       headers = reply.headers ?? {};
       eventIds = reply.eventIds ?? [];
-      deliveries = reply.deliveries ?? [];
     } else {
       const scope = idempotencyScope(req.actor.userId, key, {
         method: req.method,
@@ -105,7 +100,6 @@ function handlerOn<D extends Db>(
       const stored = await withIdempotencyKey(db.transaction(req), scope, async tx => {
         const reply = await run(tx, req, input);
         eventIds = reply.eventIds ?? [];
-        deliveries = reply.deliveries ?? [];
         return {
           status: reply.status,
           bodyText: reply.body === undefined ? null : JSON.stringify(reply.body),
@@ -115,12 +109,10 @@ function handlerOn<D extends Db>(
       ({ status, bodyText, headers } = stored);
       if (stored.replayed) {
         eventIds = [];
-        deliveries = [];
         res.setHeader('Idempotent-Replayed', 'true');
       }
     }
     await publishEvents(services.queues, eventIds);
-    await enqueueWebhookDeliveries(services.queues, deliveries);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status);
     if (bodyText === null) res.end();

@@ -44,6 +44,8 @@ interface PendingRow {
   alert_item_name: string | null;
   alert_quantity: number | null;
   alert_minimum_quantity: number | null;
+  /** An order event (purchase_order.*): its webhook body without `eventId`; null for stock events. */
+  order_event: Record<string, unknown> | null;
 }
 
 /**
@@ -51,7 +53,8 @@ interface PendingRow {
  * alert per item, a partial unique index guarantees it) and closes when it is back at or above it (or
  * deleted). The batch's events are walked per item in id order in memory, so an item that crosses several
  * times in one batch gets one alert per crossing; then every alert is written set-based (closing/updating the
- * alerts that were open, inserting the new ones with their webhook deliveries) and the markers are set, in ONE
+ * alerts that were open, inserting the new ones with their webhook deliveries, and the deliveries of order
+ * events) and the markers are set, in ONE
  * statement in the caller's transaction. Ids of new webhook deliveries are pushed to `deliveries` for after the
  * commit. Its `held` fast path is the same batch as two autocommit statements (pendingBatch).
  */
@@ -128,7 +131,8 @@ select o.id::text as id, o.type, p->>'itemId' as "itemId", p->>'itemName' as "it
        (p->>'quantityAfter')::integer as "quantityAfter", (p->>'minimumQuantity')::integer as "minimumQuantity",
        coalesce((p->>'deleted')::boolean, false) as deleted, p->>'occurredAt' as "occurredAt",
        a.id::text as alert_id, a.item_name as alert_item_name,
-       a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity
+       a.quantity as alert_quantity, a.minimum_quantity as alert_minimum_quantity,
+       case when starts_with(o.type, 'purchase_order.') then o.payload end as order_event
   from (${pendingEventsSql(ALERTS_CONSUMER, parts, limit, itemId)}) o
  cross join lateral (select o.payload as p) j
   left join lateral ${byKey(`select a.id, a.item_name, a.quantity, a.minimum_quantity from low_stock_alert a
@@ -186,10 +190,21 @@ async function writeBatch(
     ),
     webhookUrl ?? null,
     events.map(e => e.id),
+    JSON.stringify(orderWebhooks(events)),
   ]);
   deliveries.push(...row.deliveries);
   return events.length;
 }
+
+/**
+ * The signed webhooks of the batch's order events (purchase_order.ordered, .received, .cancelled, written in the
+ * order's transaction by domain/purchasing/order-events.ts): the event's body with its outbox id as `eventId`,
+ * one delivery per event (the delivery is inserted with the event's marker), delivered like a low-stock one.
+ */
+const orderWebhooks = (events: PendingRow[]) =>
+  events
+    .filter(e => e.order_event !== null)
+    .map(e => ({ event_id: e.id, type: e.type, body: { ...e.order_event, eventId: e.id } }));
 
 const WRITE_BATCH_SQL = `
 with updated as (
@@ -219,7 +234,15 @@ with updated as (
    where $3::text is not null
    order by a.open_event_id
   returning id
+), od as (
+  insert into webhook_delivery (event_type, url, payload)
+  select x.type, $3::text, x.body
+    from jsonb_to_recordset($5::jsonb) as x(event_id bigint, type varchar, body jsonb)
+   where $3::text is not null
+   order by x.event_id
+  returning id
 ), ${markedCte(ALERTS_CONSUMER, '$4')}
-select array(select id::text from d order by id) as deliveries,
-       case when not exists (select 1 from d) then ${ASYNC_COMMIT_SQL} end as async_commit,
+select array(select id::text from (select id from d union all select id from od) w order by id) as deliveries,
+       case when not exists (select 1 from d) and not exists (select 1 from od) then ${ASYNC_COMMIT_SQL} end
+         as async_commit,
        ${allMarkedCheck(ALERTS_CONSUMER, 'cardinality($4::bigint[])')}`;

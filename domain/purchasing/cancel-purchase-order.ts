@@ -11,8 +11,7 @@ import { recordOrderEvent } from './order-events.js';
 export async function cancelPurchaseOrder(
   em: EntityManager,
   input: { id: string; expectedVersion?: number },
-  webhookUrl: string | undefined,
-): Promise<{ order: PurchaseOrderView; deliveries: string[] }> {
+): Promise<{ order: PurchaseOrderView; eventIds: string[] }> {
   return em.transactional(async tx => {
     const order = await lockOrder(tx, input.id, input.expectedVersion, [
       'DRAFT',
@@ -39,7 +38,7 @@ export async function cancelPurchaseOrder(
     const view = toPurchaseOrderView(order);
     return {
       order: view,
-      deliveries: await recordOrderEvent(tx, 'purchase_order.cancelled', view, webhookUrl),
+      eventIds: [await recordOrderEvent(tx, 'purchase_order.cancelled', view)],
     };
   });
 }

@@ -1,27 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from '../outbox/record-event.js';
 import type { PurchaseOrderView } from './purchase-order.view.js';
 
-export type OrderEventType =
-  'purchase_order.ordered' | 'purchase_order.received' | 'purchase_order.cancelled';
+export const ORDER_EVENT_TYPES = [
+  'purchase_order.ordered',
+  'purchase_order.received',
+  'purchase_order.cancelled',
+] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /**
- * The webhook of an order event, written in the transaction of the change it announces (so it exists exactly
- * when the change does, once): a pending `webhook_delivery` row, delivered, signed and retried like the
- * low-stock ones. Body: `{type, eventId, occurredAt, order}`. No URL configured: nothing. Returns the
- * delivery ids to enqueue after commit.
+ * The outbox row of an order event, written in the transaction of the change it announces (so it exists exactly
+ * when the change does, once). Its payload is the webhook body without `eventId` (the outbox id, added by the
+ * low-stock consumer when it turns the event into a signed webhook delivery, evaluate-low-stock.ts):
+ * `{type, occurredAt, order}`. Returns the event id to publish after commit.
  */
 export async function recordOrderEvent(
   tx: EntityManager,
   type: OrderEventType,
   order: PurchaseOrderView,
-  webhookUrl: string | undefined,
-): Promise<string[]> {
-  if (!webhookUrl) return [];
-  const body = { type, eventId: randomUUID(), occurredAt: new Date().toISOString(), order };
-  const rows = await tx.execute<{ id: string }[]>(
-    'insert into webhook_delivery (event_type, url, payload) values (?, ?, ?::jsonb) returning id::text as id',
-    [type, webhookUrl, JSON.stringify(body)],
-  );
-  return rows.map(row => row.id);
+): Promise<string> {
+  return recordEvent(tx, type, order.id, { type, occurredAt: new Date().toISOString(), order });
 }

@@ -18,8 +18,7 @@ const daysFromToday = (days: number): string =>
 export async function placePurchaseOrder(
   em: EntityManager,
   input: { id: string; expectedVersion?: number; defaultLeadDays: number },
-  webhookUrl: string | undefined,
-): Promise<{ order: PurchaseOrderView; deliveries: string[] }> {
+): Promise<{ order: PurchaseOrderView; eventIds: string[] }> {
   return em.transactional(async tx => {
     const order = await lockOrder(tx, input.id, input.expectedVersion, ['DRAFT']);
     const lines = order.lines.getItems();
@@ -45,7 +44,7 @@ export async function placePurchaseOrder(
     const view = toPurchaseOrderView(order);
     return {
       order: view,
-      deliveries: await recordOrderEvent(tx, 'purchase_order.ordered', view, webhookUrl),
+      eventIds: [await recordOrderEvent(tx, 'purchase_order.ordered', view)],
     };
   });
 }

@@ -71,8 +71,7 @@ export async function receiveGoods(
   em: EntityManager,
   input: ReceiptInput,
   context: WriteContext,
-  webhookUrl: string | undefined,
-): Promise<{ receipt: ReceiptView; eventIds: string[]; deliveries: string[] }> {
+): Promise<{ receipt: ReceiptView; eventIds: string[] }> {
   return em.transactional(async tx => {
     const order = await lockOrder(tx, input.id, undefined, OPEN_ORDER_STATUSES);
     const byItem = new Map(order.lines.getItems().map(line => [line.itemId, line]));
@@ -131,9 +130,9 @@ export async function receiveGoods(
     if (complete) order.receivedAt = new Date();
     bumpVersion(order);
     await tx.flush();
-    const deliveries = complete
-      ? await recordOrderEvent(tx, 'purchase_order.received', toPurchaseOrderView(order), webhookUrl)
-      : [];
-    return { receipt: toReceiptView(receipt), eventIds: written.event_ids.map(String), deliveries };
+    const eventIds = written.event_ids.map(String);
+    if (complete)
+      eventIds.push(await recordOrderEvent(tx, 'purchase_order.received', toPurchaseOrderView(order)));
+    return { receipt: toReceiptView(receipt), eventIds };
   });
 }
