@@ -32,7 +32,7 @@ describe('Typed client generated from the OpenAPI document', function () {
       body: { username: admin.username, password: admin.password },
     });
     expect(login.response.status).to.equal(200);
-    const token = login.data!.data as string;
+    const token = login.data!.data;
     const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
 
     // 1. what is in stock
