@@ -263,7 +263,7 @@ async function benchUpload(base: string, auth: string, web: ChildProcess, bytes:
     const post = await fetch(`${base}/api/inventory/import?dryRun=true`, {
       method: 'POST',
       headers: { Authorization: auth, 'Content-Type': 'text/csv', 'Content-Length': String(bytes) },
-      body: Readable.toWeb(Readable.from(generatedUpload(bytes))) as ReadableStream,
+      body: Readable.toWeb(Readable.from(generatedUpload(bytes))),
       duplex: 'half',
     } as RequestInit);
     return { status: post.status, body: (await post.json()) as { jobId?: string } };
