@@ -265,7 +265,7 @@ async function benchUpload(base: string, auth: string, web: ChildProcess, bytes:
       headers: { Authorization: auth, 'Content-Type': 'text/csv', 'Content-Length': String(bytes) },
       body: Readable.toWeb(Readable.from(generatedUpload(bytes))),
       duplex: 'half',
-    } as RequestInit);
+    });
     return { status: post.status, body: (await post.json()) as { jobId?: string } };
   });
   const seconds = (Date.now() - started) / 1000;

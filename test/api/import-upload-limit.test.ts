@@ -67,7 +67,7 @@ describe('Import uploads up to IMPORT_MAX_BYTES, streamed to storage (issue 43.4
       headers: { Authorization: admin.auth, 'Content-Type': type, 'Accept-Language': language },
       body: Readable.toWeb(Readable.from(body)),
       duplex: 'half',
-    } as RequestInit);
+    });
 
   /** The admin's imports and the parts stored for them. */
   const stored = async () => {
