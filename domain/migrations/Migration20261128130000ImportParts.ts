@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * An import's file is stored in parts of 1 MB (`csv_import_part`), written as the upload arrives, so the web
+ * An import's file is stored in parts of PART_BYTES (`csv_import_part`), written as the upload arrives, so the web
  * process never holds a file whole; `csv_import.size` is its length in bytes. The parts are written in the
  * transaction that registers the import, before its row (hence the deferred foreign key): an upload that
  * fails or is refused leaves nothing behind. Files stored before are split into parts.

@@ -170,11 +170,14 @@ async function prepareDatabase(): Promise<{ auth: string }> {
 /** Posts `file` as an import and polls its state every 100 ms: total and applying seconds, the report. */
 async function timedImport(base: string, auth: string, file: Buffer, dryRun: boolean) {
   const started = Date.now();
-  const post = await fetch(`${base}/api/inventory/import?dryRun=${dryRun}`, {
-    method: 'POST',
-    headers: { Authorization: auth, 'Content-Type': 'text/csv' },
-    body: file,
-  });
+  const send = () =>
+    fetch(`${base}/api/inventory/import?dryRun=${dryRun}`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'text/csv' },
+      body: file,
+    });
+  // A kept-alive connection the server closed meanwhile fails at once: sent again on a new one.
+  const post = await send().catch(send);
   if (post.status !== 202) throw new Error(`import: ${post.status} ${await post.text()}`);
   const { jobId } = (await post.json()) as { jobId: string };
   let applyingSince: number | undefined;
@@ -260,9 +263,9 @@ async function benchUpload(base: string, auth: string, web: ChildProcess, bytes:
     const post = await fetch(`${base}/api/inventory/import?dryRun=true`, {
       method: 'POST',
       headers: { Authorization: auth, 'Content-Type': 'text/csv', 'Content-Length': String(bytes) },
-      body: Readable.toWeb(Readable.from(generatedUpload(bytes))) as ReadableStream,
+      body: Readable.toWeb(Readable.from(generatedUpload(bytes))),
       duplex: 'half',
-    } as RequestInit);
+    });
     return { status: post.status, body: (await post.json()) as { jobId?: string } };
   });
   const seconds = (Date.now() - started) / 1000;

@@ -65,9 +65,9 @@ describe('Import uploads up to IMPORT_MAX_BYTES, streamed to storage (issue 43.4
     fetch(`${base}/api/inventory/import?dryRun=true`, {
       method: 'POST',
       headers: { Authorization: admin.auth, 'Content-Type': type, 'Accept-Language': language },
-      body: Readable.toWeb(Readable.from(body)) as ReadableStream,
+      body: Readable.toWeb(Readable.from(body)),
       duplex: 'half',
-    } as RequestInit);
+    });
 
   /** The admin's imports and the parts stored for them. */
   const stored = async () => {
