@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import { writeContext } from '../routing/write-handler.js';
-import { uploadedFile } from '../routing/read-upload.js';
+import { spooledUpload } from '../routing/read-upload.js';
 import { presentImportStatus, importStatusSchema } from '../presenters/import-status.js';
 import { requestImport } from '../../domain/imports/request-import.js';
 import { getImportStatus } from '../../domain/imports/get-import-status.js';
@@ -40,16 +40,21 @@ function importRoutes(
       request: { query: Joi.object(flags), upload: uploadBody(services.config.importMaxBytes) },
       responses: { 202: accepted },
       handler: async (req: Request, res, { query }) => {
-        const jobId = await requestImport(req.em, services.queues, {
-          kind,
-          content: uploadedFile(req, services.config.importMaxBytes),
-          dryRun: query.dryRun,
-          createSuppliers: query.createSuppliers ?? false,
-          language: req.language ?? 'en',
-          userId: req.actor!.userId,
-          write: writeContext(req),
-        });
-        res.status(202).json({ jobId });
+        const upload = await spooledUpload(req, services.config.importMaxBytes, services.spool);
+        try {
+          const jobId = await requestImport(req.em, services.queues, {
+            kind,
+            content: upload.reader(),
+            dryRun: query.dryRun,
+            createSuppliers: query.createSuppliers ?? false,
+            language: req.language ?? 'en',
+            userId: req.actor!.userId,
+            write: writeContext(req),
+          });
+          res.status(202).json({ jobId });
+        } finally {
+          await upload.discard();
+        }
       },
     },
     {

@@ -1,6 +1,7 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Request } from 'express';
 import busboy from 'busboy';
+import type { AnswerSpool, SpooledAnswer } from '../../domain/shared/answer-spool.js';
 import { AppError, UnsupportedMediaTypeError, ValidationError } from '../../domain/shared/errors.js';
 
 const MB = 1024 * 1024;
@@ -132,4 +133,17 @@ export function uploadedFile(req: Request, maxBytes: number): AsyncIterable<Buff
   if (type === 'multipart/form-data') return multipartFile(req, maxBytes);
   if (RAW_TYPES.includes(type)) return rawFile(req, maxBytes);
   throw new UnsupportedMediaTypeError('csv.import.content.type');
+}
+
+/**
+ * The uploaded file, received whole into a file of the process's spool at the client's pace before anything
+ * else happens: a slow or stalled uploader holds a file, never a database connection. The caller reads it
+ * (`reader()`, at the disk's speed) and discards it when done.
+ */
+export async function spooledUpload(
+  req: Request,
+  maxBytes: number,
+  spool: AnswerSpool,
+): Promise<SpooledAnswer> {
+  return spool.fill(Readable.from(uploadedFile(req, maxBytes)), []);
 }

@@ -7,7 +7,7 @@ import { writeFileParts } from './write-file-parts.js';
 
 export interface ImportRequest {
   kind: ImportKindName;
-  /** The file as it arrives (an upload read as it comes in): stored part by part, never held whole. */
+  /** The file (an upload already received whole into a spool file): stored part by part, never held whole. */
   content: AsyncIterable<Buffer>;
   dryRun: boolean;
   createSuppliers: boolean;

@@ -143,4 +143,47 @@ describe('Import uploads up to IMPORT_MAX_BYTES, streamed to storage (issue 43.4
         headers: { Authorization: admin.auth },
       });
     });
+
+  it('When three uploads stall halfway, then the web process holds no transaction open for them, other requests are answered, and nothing is stored', async () => {
+    const before = await stored();
+    const stalls = Array.from({ length: 3 }, () => new AbortController());
+    const pending = stalls.map(controller => {
+      async function* halfThenStall(): AsyncGenerator<Buffer> {
+        yield* csvOfSize(LIMIT / 2);
+        await new Promise<void>(resolve => controller.signal.addEventListener('abort', () => resolve()));
+      }
+      return fetch(`${base}/api/inventory/import?dryRun=true`, {
+        method: 'POST',
+        headers: { Authorization: admin.auth, 'Content-Type': 'text/csv' },
+        body: Readable.toWeb(Readable.from(halfThenStall())),
+        duplex: 'half',
+        signal: controller.signal,
+      }).catch(() => undefined);
+    });
+    const waitingInTransaction = async () => {
+      const rows = await testApp()
+        .services.orm.em.fork()
+        .execute<{ pid: number }[]>(
+          `select pid from pg_stat_activity
+            where datname = current_database() and state = 'idle in transaction'
+              and state_change < now() - interval '1 second'`,
+        );
+      return rows.length;
+    };
+    try {
+      const seen: number[] = [];
+      const watchUntil = Date.now() + 3000;
+      while (Date.now() < watchUntil) {
+        seen.push(await waitingInTransaction());
+        await new Promise(resolve => setTimeout(resolve, 200));
+      }
+      expect(Math.max(...seen), 'connections idle in a transaction while uploads stall').to.equal(0);
+      const res = await fetch(`${base}/api/suppliers`, { headers: { Authorization: admin.auth } });
+      expect(res.status).to.equal(200);
+    } finally {
+      for (const controller of stalls) controller.abort();
+      await Promise.all(pending);
+    }
+    expect(await stored()).to.deep.equal(before);
+  });
 });
