@@ -10,7 +10,7 @@ import { LoginFailedError, loginFailure, loginPageUrl } from './login-failure.js
 import { allowedReturnUrl, returnBase } from './return-url.js';
 import { SavedSessionStateStore } from './oidc-state-store.js';
 
-/** The paths the reference client navigates to (contract A5, A6). */
+/** The paths the reference client navigates to (the sign-in redirect, the sign-in callback). */
 export const oidcPaths = (providerId: string) => ({
   authorization: `/oauth2/authorization/${providerId}`,
   callback: `/login/oauth2/code/${providerId}`,
@@ -133,7 +133,7 @@ export function createOidcLogin(config: Config, logger: Logger) {
     await ready;
   };
 
-  /** A5: remember an allowed `return`, then redirect to the provider (state and nonce live in the session). */
+  /** The sign-in redirect: remember an allowed `return`, then redirect to the provider (state and nonce live in the session). */
   const start = async (req: Request, res: Response, returnParam: unknown) => {
     await ensureReady();
     const returnUrl = allowedReturnUrl(config, returnParam);
@@ -188,7 +188,7 @@ export function createOidcLogin(config: Config, logger: Logger) {
     );
 
   /**
-   * A6: finish the login; 302 to `{return or FRONTEND_URL}/auth`. Every failure (state missing or expired,
+   * The sign-in callback: finish the login; 302 to `{return or FRONTEND_URL}/auth`. Every failure (state missing or expired,
    * refused e-mail, provider error or outage) sends the browser to `FRONTEND_URL/login?error=<code>`: a
    * browser navigating here never gets a JSON error page.
    */

@@ -18,7 +18,7 @@ export const authorize =
     if (write && config.demoReadonly && !route.allowedInDemo)
       return next(new ForbiddenError('error.demo.readonly'));
     if (route.access === 'public') return next();
-    // Anonymous callers only: a signed-in caller keeps the route's role rule (X2/X3 stay ADMIN-only).
+    // Anonymous callers only: a signed-in caller keeps the route's role rule (changes by employee and an employee's changes stay ADMIN-only).
     if (!write && route.demoRead && config.demoReadonly && !req.actor) return next();
     if (!req.actor) return next(res.locals.authError ?? new UnauthorizedError());
     if (route.access === 'admin' && req.actor.role !== 'ROLE_ADMIN')

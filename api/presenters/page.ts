@@ -29,7 +29,7 @@ const springFields = (item: Joi.Schema) => ({
 /** Response schema of a Spring-style page. */
 export const springPageSchema = (item: Joi.Schema) => Joi.object(springFields(item));
 
-/** Response schema of the search page (I7, H4): the Spring page plus `page`. */
+/** Response schema of the search page (the item search, the history search): the Spring page plus `page`. */
 export const searchPageSchema = (item: Joi.Schema) =>
   Joi.object({
     ...springFields(item),

@@ -96,7 +96,7 @@ const financial = Joi.object({
 const ok = (description: string, schema: Joi.Schema) => ({ 200: { description, schema } });
 const TAG = 'Analytics';
 
-/** N1..N11 and X1..X3 of the contract. Reads are for any signed-in user and public in demo mode (X2/X3 stay ADMIN-only for signed-in callers), except N8. */
+/** The analytics reads and the reason and employee reads. Reads are for any signed-in user and public in demo mode (changes by employee and an employee's changes stay ADMIN-only for signed-in callers), except the stock updates query. */
 export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
   defineRoutes([
     {

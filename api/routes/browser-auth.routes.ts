@@ -10,7 +10,7 @@ const returnQuery = Joi.object({
 });
 
 /**
- * Browser sign-in and sign-out (contract A4-A6). The OIDC routes exist only when OIDC_ISSUER_URL is set;
+ * Browser sign-in and sign-out (the sign-in routes). The OIDC routes exist only when OIDC_ISSUER_URL is set;
  * `POST /logout` always does.
  */
 export const browserAuthRoutes = ({ config, logger }: Services): RouteDefinition[] => {

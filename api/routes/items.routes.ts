@@ -51,7 +51,7 @@ const etag = (item: ItemView) => ({ ETag: `"${item.version}"` });
 const ifMatch = (req: Request) => parseIfMatch(req.get('if-match'));
 const itemResponse = (description: string) => ({ description, schema: itemViewSchema });
 
-/** I1-I11. Literal paths (`count`, `search`) are mounted before `/:id`. */
+/** The item routes. Literal paths (`count`, `search`) are mounted before `/:id`. */
 export const itemRoutes = (services: Services) =>
   defineRoutes([
     {

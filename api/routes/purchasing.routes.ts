@@ -41,7 +41,7 @@ const orderResponse = (description: string) => ({
 });
 const orderPath = '/api/purchase-orders/:id';
 
-/** P1-P9 (contract purchasing-api.md). */
+/** The purchase order routes. */
 export const purchasingRoutes = (services: Services) =>
   defineRoutes([
     {

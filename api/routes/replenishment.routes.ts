@@ -23,7 +23,7 @@ import {
 const TAG = 'Replenishment';
 const PAGE_RULES = { maxSize: 200, defaultSize: 50, sortable: {}, defaultSort: [] };
 
-/** R1-R3 (purchasing contract). */
+/** The replenishment routes (purchasing contract). */
 export const replenishmentRoutes = (services: Services) =>
   defineRoutes([
     {

@@ -45,10 +45,10 @@ function sendPage<P extends { size: number }>(req: Request, res: Response, { pag
   res.json(page);
 }
 
-/** H1-H4 (authenticated; not part of the demo reads). */
+/** The history reads (authenticated; not part of the demo reads). */
 export const stockHistoryRoutes = (services: Services) => {
   const key = cursorKey(services.config.sessionSecret);
-  /** H1-H3: with `size` a page and its Link header, else every entry as a counted stream. */
+  /** The history reads: with `size` a page and its Link header, else every entry as a counted stream. */
   const pageOrStream = async (
     req: Request,
     res: Response,
@@ -61,7 +61,7 @@ export const stockHistoryRoutes = (services: Services) => {
     else
       await sendJsonArray(req, res, await services.rows.open(rows(), toHistoryView, streamOwner(req, res)));
   };
-  /** H2/H3: the entries whose one path parameter (the item id, the reason) matches, paged or streamed. */
+  /** An item's history and a reason's history: the entries whose one path parameter (the item id, the reason) matches, paged or streamed. */
   const entriesOfOne = (
     path: string,
     summary: string,

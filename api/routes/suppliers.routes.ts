@@ -26,7 +26,7 @@ import { deleteSupplier } from '../../domain/suppliers/delete-supplier.js';
 
 const TAG = 'Suppliers';
 
-/** S1-S7. */
+/** The supplier routes. */
 export const supplierRoutes = (services: Services) =>
   defineRoutes([
     {

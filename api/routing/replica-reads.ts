@@ -11,7 +11,7 @@ type Run = (req: Request, res: Response) => unknown;
 /** Where a read ran: a replica, the primary (none usable), or the primary after the replica failed it. */
 export type ReadTarget = 'replica' | 'primary' | 'fallback';
 
-/** The paged history reads and searches (H1-H3 with `size`, H4); their unpaged forms stream on the primary. */
+/** The paged history reads and searches (the history reads with `size`, the history search); their unpaged forms stream on the primary. */
 const HISTORY_READS = new Set([
   '/api/stock-history',
   '/api/stock-history/search',
@@ -32,7 +32,7 @@ function readFloor(route: RouteDefinition, req: Request, key: Buffer): number | 
 }
 
 /**
- * The routes whose reads may run on a replica: analytics (N1-N11, X1-X3, including N8's POST, a read) and the
+ * The routes whose reads may run on a replica: analytics (the analytics reads, the reason and employee reads, including the stock updates query's POST, a read) and the
  * history reads. Their unit of work (`req.em`) is what moves; streams (services.rows), sessions, the account
  * cache and every write stay on the primary.
  */

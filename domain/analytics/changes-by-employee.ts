@@ -16,7 +16,7 @@ const PERIOD: Record<Granularity, string> = {
   monthly: `to_char(day, 'YYYY-MM')`,
 };
 
-/** X2: history entries per period and user (display name from the user account when it exists). */
+/** Changes by employee: history entries per period and user (display name from the user account when it exists). */
 export async function changesByEmployee(
   em: EntityManager,
   granularity: Granularity,

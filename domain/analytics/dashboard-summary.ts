@@ -21,7 +21,7 @@ export interface DashboardSummary {
 }
 
 /**
- * N9: the dashboard in one statement (one round trip): each part is the query of its own endpoint, aggregated
+ * The analytics summary: the dashboard in one statement (one round trip): each part is the query of its own endpoint, aggregated
  * to a JSON array in its order. Every part reads current state or size-bounded rollups only.
  */
 export async function dashboardSummary(

@@ -13,7 +13,7 @@ export const EMPLOYEE_CHANGES_SORT = {
   defaultSort: [{ property: 'timestamp', direction: 'DESC' as const }],
 };
 
-/** X3: a Spring-style page of history rows (N7 shape) filtered by user, supplier and time. */
+/** An employee's changes: a Spring-style page of history rows (the stock updates shape) filtered by user, supplier and time. */
 export async function employeeChanges(
   em: EntityManager,
   filter: StockUpdateFilter,

@@ -29,7 +29,7 @@ export interface FinancialSummary {
 }
 
 /**
- * N11: the weighted-average-cost summary of the contract from the rollups. Opening = each item's running
+ * The financial summary: the weighted-average-cost summary from the rollups. Opening = each item's running
  * state after its last event before `from`; buckets = sums of the supplier buckets covering [from, to]; ending = each item's
  * state after its last event up to `to`. With a supplier, buckets count that supplier's events and
  * opening/ending the items whose latest event (at that point) was that supplier's. Values are exact (1e-4)

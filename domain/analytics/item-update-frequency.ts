@@ -15,7 +15,7 @@ export interface UpdateFrequencyFilter {
 }
 
 /**
- * N4 (and the summary's top items) as SQL: history entries per item, desc (then name, id); the name is the one
+ * Item update frequency (and the summary's top items) as SQL: history entries per item, desc (then name, id); the name is the one
  * of the item's latest entry in scope. Per (item, supplier) pair the entries up to `end` are the pair's total
  * (or, for a window ending before the pair's last day, the running count of its last day row up to `end`), minus
  * the running count before `start` when the pair began earlier: at most two index look-ups per pair, whatever
@@ -59,7 +59,7 @@ export const toItemUpdateCount = (r: any): ItemUpdateCount => ({
   updateCount: Number(r.n),
 });
 
-/** N4 (and the summary's top items); optional day range and supplier filter; reads rollup rows only. */
+/** Item update frequency (and the summary's top items); optional day range and supplier filter; reads rollup rows only. */
 export async function itemUpdateFrequency(
   em: EntityManager,
   filter: UpdateFrequencyFilter,

@@ -9,7 +9,7 @@ export interface LowStockItem {
   recommendedQuantity: number;
 }
 
-/** N5 as SQL: items below their minimum, quantity asc (then name), optionally only the first `limit`. */
+/** The low-stock items as SQL: items below their minimum, quantity asc (then name), optionally only the first `limit`. */
 export const lowStockItemsQuery = (supplierId: string | null, limit: number | null = null): SqlPart => ({
   sql: `select id, name, quantity, minimum_quantity from inventory_item
         where quantity < minimum_quantity and (?::uuid is null or supplier_id = ?::uuid)
@@ -26,7 +26,7 @@ export const toLowStockItem = (r: any): LowStockItem => ({
   recommendedQuantity: Math.max(2 * r.minimum_quantity - r.quantity, r.minimum_quantity - r.quantity),
 });
 
-/** N5: items below their minimum with the quantity to order. */
+/** The low-stock items: items below their minimum with the quantity to order. */
 export async function lowStockItems(
   em: EntityManager,
   supplierId: string | null,

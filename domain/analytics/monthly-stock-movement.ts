@@ -8,7 +8,7 @@ export interface MonthlyMovement {
   stockOut: number;
 }
 
-/** N6 as SQL over the supplier buckets (months and ragged-end days), one row per month with entries. */
+/** Monthly stock movement as SQL over the supplier buckets (months and ragged-end days), one row per month with entries. */
 export function monthlyStockMovementQuery(
   range: { start: string; end: string },
   supplierId: string | null,
@@ -27,7 +27,7 @@ export const toMonthlyMovement = (r: any): MonthlyMovement => ({
   stockOut: Number(r.stock_out),
 });
 
-/** N6: per month with entries: stockIn = sum of positive changes, stockOut = sum of |negative changes|. */
+/** Monthly stock movement: per month with entries: stockIn = sum of positive changes, stockOut = sum of |negative changes|. */
 export async function monthlyStockMovement(
   em: EntityManager,
   range: { start: string; end: string },

@@ -6,7 +6,7 @@ export interface PricePoint {
   price: number;
 }
 
-/** N10: per day with entries of the item, the average priceAtChange (rounded half-up to cents). */
+/** The price trend: per day with entries of the item, the average priceAtChange (rounded half-up to cents). */
 export async function priceTrend(
   em: EntityManager,
   itemId: string,

@@ -9,7 +9,7 @@ export interface ReasonTotals {
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, m => `\\${m}`)}%`;
 
 /**
- * X1: per reason with entries in the range: the sum of increases and of |decreases|. Without an item-name
+ * The reason breakdown: per reason with entries in the range: the sum of increases and of |decreases|. Without an item-name
  * filter it reads the reason totals per (day, reason, slot), of all suppliers or of one (reason-rollups.ts): a
  * bounded number of rows a day however many items moved; with one, the (item, day, reason) rows, whose names it
  * matches.

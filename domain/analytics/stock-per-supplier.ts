@@ -9,7 +9,7 @@ export interface SupplierStock {
   totalValue: number;
 }
 
-/** N2 as SQL: current quantity and value per supplier, by total quantity desc (then name). */
+/** Stock per supplier as SQL: current quantity and value per supplier, by total quantity desc (then name). */
 export const stockPerSupplierQuery = (supplierId: string | null): SqlPart => ({
   sql: `select s.id, s.name, sum(i.quantity) as q, sum(i.quantity * i.price)::text as v
         from supplier s join inventory_item i on i.supplier_id = s.id
@@ -26,7 +26,7 @@ export const toSupplierStock = (r: any): SupplierStock => ({
   totalValue: numericToNumber(r.v),
 });
 
-/** N2: current quantity and value per supplier, by total quantity desc (then name). */
+/** Stock per supplier: current quantity and value per supplier, by total quantity desc (then name). */
 export async function stockPerSupplier(
   em: EntityManager,
   supplierId: string | null = null,

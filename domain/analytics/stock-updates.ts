@@ -65,7 +65,7 @@ export const toStockUpdateRow = (r: any): StockUpdateRow => ({
   timestamp: r.ts,
 });
 
-/** N7/N8: history entries matching the filter, newest first, at most 1000. */
+/** The stock updates and the stock updates query: history entries matching the filter, newest first, at most 1000. */
 export async function stockUpdates(em: EntityManager, filter: StockUpdateFilter): Promise<StockUpdateRow[]> {
   const { minChange, maxChange } = filter;
   if (minChange != null && maxChange != null && minChange > maxChange)

@@ -7,11 +7,11 @@ export interface StockValuePoint {
   totalValue: number;
 }
 
-/** N1 answers one point per day, so its span is capped (contract: 400 beyond 3,660 days). */
+/** Stock value over time answers one point per day, so its span is capped (contract: 400 beyond 3,660 days). */
 export const MAX_STOCK_VALUE_DAYS = 3660;
 
 /**
- * N1: one point per day: the sum over items of quantity x price at the end of that day (items that did not
+ * Stock value over time: one point per day: the sum over items of quantity x price at the end of that day (items that did not
  * move included). Reads, per item, its latest rollup row before the range, then the rows inside the range.
  */
 export async function stockValueOverTime(

@@ -65,7 +65,7 @@ select u.id, u.name, u.sku, u.quantity, u.price::text as price, (u.quantity * u.
   from u`;
 
 /**
- * I8: a guarded atomic update (never a read-modify-write; PostgreSQL re-checks the WHERE clause on the newest
+ * The quantity adjustment: a guarded atomic update (never a read-modify-write; PostgreSQL re-checks the WHERE clause on the newest
  * row version after waiting for a concurrent writer, so no update is lost and stock never goes below 0) plus
  * the outbox event, committed together. When the update matches nothing, the current row tells why:
  * 404 -> 412 (expectedQuantity / If-Match) -> 422 (would go negative, or above the maximum quantity: the bound

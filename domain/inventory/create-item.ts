@@ -89,7 +89,7 @@ export async function checkItemClashes(
   if (!rows[0].supplier_exists) throw supplierNotFound();
 }
 
-/** I2: one transaction = the item, its `created` item change + (quantity > 0) an INITIAL_STOCK outbox event. */
+/** Item creation: one transaction = the item, its `created` item change + (quantity > 0) an INITIAL_STOCK outbox event. */
 export async function createItem(
   em: EntityManager,
   input: ItemInput,

@@ -9,7 +9,7 @@ import { recordStockChanged } from './stock-event.js';
 import { recordItemChange } from './item-change.js';
 
 /**
- * I5: 404 -> 412 (If-Match) -> 409 while open orders still bring some -> 409 while stock remains -> 400 invalid deletion reason -> history event
+ * Item deletion: 404 -> 412 (If-Match) -> 409 while open orders still bring some -> 409 while stock remains -> 400 invalid deletion reason -> history event
  * (change 0, the deletion reason) and the `deleted` item change -> row removed, all in one transaction with the row
  * locked.
  */

@@ -50,13 +50,13 @@ const itemFields = {
   orderUpToQuantity: orderLevel('inventory.item.order.up.to.range'),
 };
 
-/** I2 body. `id` must be absent; `createdBy` and other unknown properties are ignored. */
+/** Item creation body. `id` must be absent; `createdBy` and other unknown properties are ignored. */
 export const createItemBody = Joi.object({
   ...itemFields,
   id: Joi.any().forbidden().messages({ 'any.unknown': 'error.id.not.allowed' }),
 });
 
-/** I4 body: all required fields; a body id is ignored (the path id wins). */
+/** The item update (PUT) body: all required fields; a body id is ignored (the path id wins). */
 export const updateItemBody = Joi.object({ ...itemFields, id: Joi.any().strip() });
 
 export const itemIdParams = Joi.object({ id: Joi.string().max(64).required() });
@@ -64,7 +64,7 @@ export const itemIdParams = Joi.object({ id: Joi.string().max(64).required() });
 /** Reasons accepted by adjust quantity (plus the reference client's aliases). */
 export const ADJUST_REASON_INPUTS = [...ADJUST_REASONS, ...Object.keys(REASON_ALIASES)];
 
-/** I8 query. */
+/** The quantity adjustment query. */
 export const adjustQuantityQuery = Joi.object({
   delta: integer().min(-2147483648).max(2147483647).invalid(0).required().messages({
     'any.invalid': 'inventory.adjust.delta.zero',
@@ -80,16 +80,16 @@ export const adjustQuantityQuery = Joi.object({
   expectedQuantity: integer().min(0),
 });
 
-/** I9 query. */
+/** The price change query. */
 export const updatePriceQuery = Joi.object({ price: price.required() });
 
-/** I10 query. */
+/** The rename query. */
 export const renameQuery = Joi.object({ name: name.required() });
 
-/** I5 query: the reason is checked by the use case, after 404 and 409 (contract order). */
+/** Item deletion query: the reason is checked by the use case, after 404 and 409 (order). */
 export const deleteItemQuery = Joi.object({ reason: Joi.string().allow('').max(100) });
 
-/** I7 query. */
+/** The item search query. */
 export const searchItemsQuery = Joi.object({
   name: Joi.string().allow('').max(255).required(),
   supplierId: Joi.string().allow('').max(64),
@@ -97,7 +97,7 @@ export const searchItemsQuery = Joi.object({
   ...pagingQuery,
 });
 
-/** I11 query. */
+/** The items page (GET /api/items) query. */
 export const listItemsPageQuery = Joi.object({ ...pagingQuery });
 
 /** The fields of the InventoryItem record (the as-of read shows the state part of them: ledger.schemas.ts). */

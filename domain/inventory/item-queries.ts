@@ -13,7 +13,7 @@ import { poolQuery } from '../shared/pool-query.js';
 import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { itemNotFound } from './item-errors.js';
 
-/** I1: every item, by name (unpaged: the route streams it from a cursor; rows map with toItemView). */
+/** The item list: every item, by name (unpaged: the route streams it from a cursor; rows map with toItemView). */
 export const allItemsQuery = (): SqlPart => ({
   sql: `select ${ITEM_COLUMNS} from ${ITEM_FROM} order by i.name, i.id`,
   params: [],
@@ -21,7 +21,7 @@ export const allItemsQuery = (): SqlPart => ({
 
 const ITEM_BY_ID = `select ${ITEM_COLUMNS} from ${ITEM_FROM} where i.id = ?`;
 
-/** I3 (a hot path: straight on the pool). */
+/** The item read (a hot path: straight on the pool). */
 export async function getItem(em: EntityManager, id: string): Promise<ItemView> {
   if (!isUuid(id)) throw itemNotFound();
   const rows = await poolQuery<ItemRow>(em, ITEM_BY_ID, [id]);
@@ -29,14 +29,14 @@ export async function getItem(em: EntityManager, id: string): Promise<ItemView> 
   return toItemView(rows[0]);
 }
 
-/** 404 unless the item exists (I4 answers 404 before it looks at the body). */
+/** 404 unless the item exists (the item update (PUT) answers 404 before it looks at the body). */
 export async function assertItemExists(em: EntityManager, id: string): Promise<void> {
   if (!isUuid(id)) throw itemNotFound();
   const rows = await em.execute<unknown[]>('select 1 from inventory_item where id = ?', [id]);
   if (rows.length === 0) throw itemNotFound();
 }
 
-/** I6. */
+/** The item count. */
 export async function countItems(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ n: string }[]>('select count(*) as n from inventory_item');
   return Number(rows[0].n);
@@ -57,7 +57,7 @@ const SEARCH_RULES: PageRules = {
   defaultSort: [{ property: 'name', direction: 'ASC' }],
 };
 
-/** The filters of the item search (I7), shared by the CSV export. */
+/** The filters of the item search (the item search), shared by the CSV export. */
 export interface ItemFilters {
   name?: string;
   supplierId?: string;
@@ -97,7 +97,7 @@ export function itemExportQuery(filters: ItemFilters): SqlPart {
   };
 }
 
-/** I7: case-insensitive substring of name or sku (empty = every item), optional supplier and below-minimum. */
+/** The item search: case-insensitive substring of name or sku (empty = every item), optional supplier and below-minimum. */
 export async function searchItems(em: EntityManager, query: SearchItemsQuery): Promise<SearchPage<ItemView>> {
   const request = parsePageRequest(query, SEARCH_RULES);
   const where = itemWhere(query);
@@ -127,7 +127,7 @@ const PAGE_RULES: PageRules = {
   defaultSort: [{ property: 'name', direction: 'ASC' }],
 };
 
-/** I11: Spring-style page of every item. */
+/** The items page (GET /api/items): Spring-style page of every item. */
 export async function pageItems(
   em: EntityManager,
   query: { page?: number; size?: number; sort?: string | string[] },

@@ -4,7 +4,7 @@ import { duplicateItemName, itemNotFound, staleItem } from './item-errors.js';
 import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
 import { recordItemChange } from './item-change.js';
 
-/** I10: 404 -> 409 duplicate (case-insensitive) -> renamed (an item change). No stock change, so no history entry. */
+/** The rename: 404 -> 409 duplicate (case-insensitive) -> renamed (an item change). No stock change, so no history entry. */
 export async function renameItem(
   em: EntityManager,
   input: { id: string; name: string; expectedVersion?: number },

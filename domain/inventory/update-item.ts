@@ -16,7 +16,7 @@ import {
 import { toCents } from '../shared/money.js';
 
 /**
- * I4 (full replace): 404 -> 412 (If-Match) -> 400 own levels (orderUpToQuantity > reorderPoint, against the stored
+ * The item update (PUT) (full replace): 404 -> 412 (If-Match) -> 400 own levels (orderUpToQuantity > reorderPoint, against the stored
  * value of the one not sent) -> 409 duplicate name/sku -> 404 supplier -> update. The row is
  * locked for the transaction, so the quantity delta recorded is exact. A quantity change writes a
  * MANUAL_ADJUSTMENT event, a price change a PRICE_CHANGE event (price first, so the adjustment carries the

@@ -7,7 +7,7 @@ import { recordStockChanged } from './stock-event.js';
 import { recordItemChange } from './item-change.js';
 import type { StockWriteResult } from './create-item.js';
 
-/** I9: atomic price update + a PRICE_CHANGE event (change 0, priceAtChange = the new price). */
+/** The price change: atomic price update + a PRICE_CHANGE event (change 0, priceAtChange = the new price). */
 export async function updatePrice(
   em: EntityManager,
   input: { id: string; price: number; expectedVersion?: number },

@@ -4,7 +4,7 @@ import { toPurchaseOrderView, type PurchaseOrderView } from './purchase-order.vi
 import { recordOrderEvent } from './order-events.js';
 
 /**
- * P7: 404 -> 412 -> 409 when RECEIVED or CANCELLED. Then CANCELLED with `cancelledAt`; an ORDERED or
+ * Order cancellation: 404 -> 412 -> 409 when RECEIVED or CANCELLED. Then CANCELLED with `cancelledAt`; an ORDERED or
  * PARTIALLY_RECEIVED order's open quantities leave its items' `onOrderQuantity` (what was received stays), and
  * the `purchase_order.cancelled` event, in one transaction (order row first, then its items in id order).
  */

@@ -12,7 +12,7 @@ async function nextOrderNumber(tx: EntityManager): Promise<string> {
 }
 
 /**
- * P2 (and replenishment's draft orders): a DRAFT order with its lines, in one transaction of the unit of work.
+ * Order creation (and replenishment's draft orders): a DRAFT order with its lines, in one transaction of the unit of work.
  * Rules in the contract's order: see checkOrderInput. Joins the caller's transaction when `em` is in one.
  */
 export async function createPurchaseOrder(

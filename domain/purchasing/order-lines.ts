@@ -15,7 +15,7 @@ export interface OrderLineInput {
   unitCost?: number;
 }
 
-/** The P2/P4 body (validated by purchaseOrderBody). */
+/** The order creation and the order update body (validated by purchaseOrderBody). */
 export interface PurchaseOrderInput {
   supplierId: string;
   lines: OrderLineInput[];
@@ -47,7 +47,7 @@ export interface CheckedOrderInput {
 }
 
 /**
- * The rules of P2 after validation, in the contract's order: the total of the lines that name their cost above
+ * The rules of order creation after validation, in the contract's order: the total of the lines that name their cost above
  * the cap -> 400; supplier missing -> 404; an item missing -> 404; an item of another supplier -> 409; the total
  * with the items' prices above the cap -> 400.
  */

@@ -10,7 +10,7 @@ const daysFromToday = (days: number): string =>
   new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * P5: 404 -> 412 -> 409 unless DRAFT -> 409 for a line whose item was deleted or now belongs to another
+ * Placing an order: 404 -> 412 -> 409 unless DRAFT -> 409 for a line whose item was deleted or now belongs to another
  * supplier. Then ORDERED with `orderedAt`, `expectedAt` (when unset: today + the supplier's lead time, else
  * `defaultLeadDays`), every line's quantity added to its item's `onOrderQuantity`, and the
  * `purchase_order.ordered` event, in one transaction (order row locked first, then its items in id order).

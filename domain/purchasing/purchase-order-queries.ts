@@ -14,7 +14,7 @@ import { toPurchaseOrderView, type PurchaseOrderView } from './purchase-order.vi
 import { toReceiptView, type ReceiptView } from './receipt.view.js';
 import { orderNotFound, receiptNotFound, staleOrder, wrongStatus } from './purchasing-errors.js';
 
-/** P3: one order with its supplier and lines. */
+/** The order read: one order with its supplier and lines. */
 export async function getPurchaseOrder(em: EntityManager, id: string): Promise<PurchaseOrderView> {
   const order = isUuid(id)
     ? await em.findOne(PurchaseOrder, id, { populate: ['supplier', 'lines'], disableIdentityMap: true })
@@ -44,7 +44,7 @@ export interface ListOrdersQuery {
   sort?: string | string[];
 }
 
-/** The filters of P1 as a where clause; undefined when nothing can match (an id that is no UUID). */
+/** The filters of the order search as a where clause; undefined when nothing can match (an id that is no UUID). */
 function orderWhere(query: ListOrdersQuery): SqlPart | undefined {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -67,7 +67,7 @@ function orderWhere(query: ListOrdersQuery): SqlPart | undefined {
   return { sql: where.length > 0 ? `where ${where.join(' and ')}` : '', params };
 }
 
-/** P1: a search page of orders (status repeatable, supplier, item), newest first by default. */
+/** The order search: a search page of orders (status repeatable, supplier, item), newest first by default. */
 export async function listPurchaseOrders(
   em: EntityManager,
   query: ListOrdersQuery,
@@ -96,7 +96,7 @@ export async function listPurchaseOrders(
   );
 }
 
-/** P9: an order's receipts, oldest first (404 for an unknown order). */
+/** The receipts: an order's receipts, oldest first (404 for an unknown order). */
 export async function listReceipts(em: EntityManager, orderId: string): Promise<ReceiptView[]> {
   await getPurchaseOrder(em, orderId);
   const receipts = await em.find(
@@ -107,7 +107,7 @@ export async function listReceipts(em: EntityManager, orderId: string): Promise<
   return receipts.map(toReceiptView);
 }
 
-/** P9: one receipt of an order. */
+/** The receipts: one receipt of an order. */
 export async function getReceipt(
   em: EntityManager,
   orderId: string,
@@ -125,7 +125,7 @@ export async function getReceipt(
   return toReceiptView(receipt);
 }
 
-/** One row of P8 (the CSV sent to the supplier). */
+/** One row of the order export (the CSV sent to the supplier). */
 export interface OrderCsvRow {
   orderNumber: string;
   supplier: string;
@@ -141,7 +141,7 @@ export const ORDER_CSV_COLUMNS: CsvColumn<OrderCsvRow>[] = (
   ['orderNumber', 'supplier', 'expectedAt', 'sku', 'name', 'quantity', 'unitCost', 'lineTotal'] as const
 ).map(key => ({ header: key, key }));
 
-/** P8: one row per line of the order. */
+/** The order export: one row per line of the order. */
 export const orderCsvRows = (order: PurchaseOrderView): OrderCsvRow[] =>
   order.lines.map(line => ({
     orderNumber: order.number,
@@ -155,7 +155,7 @@ export const orderCsvRows = (order: PurchaseOrderView): OrderCsvRow[] =>
   }));
 
 /**
- * P4's checks before its body is validated (the contract's order): 404 -> 412 (`If-Match`) -> 409 unless DRAFT.
+ * The order update's checks before its body is validated (the contract's order): 404 -> 412 (`If-Match`) -> 409 unless DRAFT.
  * The use case checks them again under the order's lock.
  */
 export async function assertOrderEditable(

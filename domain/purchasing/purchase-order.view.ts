@@ -10,7 +10,7 @@ export interface PurchaseOrderLineView {
   lineTotal: number;
 }
 
-/** The PurchaseOrder record of the contract (P3). */
+/** The PurchaseOrder record (the order read). */
 export interface PurchaseOrderView {
   id: string;
   number: string;

@@ -33,7 +33,7 @@ const note = Joi.string()
   .messages({ 'string.max': 'purchase.note.too.long' });
 
 /**
- * P2 and P4 body. Two lines for one item are a 400 (`unique` on itemId); the total cap is checked by the use
+ * Order creation and the order update body. Two lines for one item are a 400 (`unique` on itemId); the total cap is checked by the use
  * case once every line's cost is known.
  */
 export const purchaseOrderBody = Joi.object({
@@ -54,7 +54,7 @@ export const purchaseOrderBody = Joi.object({
     .messages({ 'date.base': 'purchase.expected.invalid', 'date.format': 'purchase.expected.invalid' }),
 });
 
-/** P6 body. */
+/** A receipt body. */
 export const receiptBody = Joi.object({
   lines: Joi.array()
     .items(
@@ -86,7 +86,7 @@ export const receiptIdParams = Joi.object({
   receiptId: Joi.string().max(64).required(),
 });
 
-/** P1 query. */
+/** The order search query. */
 export const listOrdersQuery = Joi.object({
   status: Joi.alternatives(
     Joi.string().valid(...ORDER_STATUSES),

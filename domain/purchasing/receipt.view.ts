@@ -1,6 +1,6 @@
 import type { PurchaseReceipt } from './purchase-receipt.entity.js';
 
-/** The Receipt record of the contract (P6, P9). */
+/** The Receipt record (a receipt, the receipts). */
 export interface ReceiptView {
   id: string;
   purchaseOrderId: string;

@@ -61,7 +61,7 @@ with x as (
 select (select count(*) from u)::int as updated, array(select id::text from e order by id) as event_ids`;
 
 /**
- * P6: 404 -> 409 unless ORDERED or PARTIALLY_RECEIVED -> 400 a line for an item not on the order -> 409 more
+ * A receipt: 404 -> 409 unless ORDERED or PARTIALLY_RECEIVED -> 400 a line for an item not on the order -> 409 more
  * than the line still awaits (`purchase.receipt.over`) -> 422 a line that would take its item above the maximum
  * quantity (nothing written). ONE transaction, every check under its locks (the order row first, then its
  * items in id order), so two receipts racing for the last open quantity of a line queue on the order row and

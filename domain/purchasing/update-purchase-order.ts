@@ -3,7 +3,7 @@ import { lockOrder, bumpVersion } from './lock-order.js';
 import { checkOrderInput, writeOrderInput, type PurchaseOrderInput } from './order-lines.js';
 import { toPurchaseOrderView, type PurchaseOrderView } from './purchase-order.view.js';
 
-/** P4: 404 -> 412 -> 409 unless DRAFT -> the rules of P2; the lines are replaced by the input's. */
+/** The order update: 404 -> 412 -> 409 unless DRAFT -> the rules of order creation; the lines are replaced by the input's. */
 export async function updatePurchaseOrder(
   em: EntityManager,
   input: PurchaseOrderInput & { id: string; expectedVersion?: number },

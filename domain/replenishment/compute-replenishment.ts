@@ -55,7 +55,7 @@ const COMPUTE = `
   from lvl`;
 
 /**
- * The demand terms R1's due index reads (migration ReplenishmentDue) onto the item rows, from the run's levels
+ * The demand terms the suggestions's due index reads (migration ReplenishmentDue) onto the item rows, from the run's levels
  * (null without demand): only rows whose terms change, locked first in id order (as receipts and stock writes
  * lock items), so the run never deadlocks with them and holds the item locks only until its commit.
  */
@@ -74,7 +74,7 @@ const WRITE_DUE_TERMS = `
   from next where i.id = next.id`;
 
 /**
- * The replenishment run (R2, the clock, after a report rebuild): replaces the stored computation of every item
+ * The replenishment run (the replenishment run, the clock, after a report rebuild): replaces the stored computation of every item
  * in one transaction (readers see the previous run until it commits), under an exclusive advisory lock so two
  * runs never interleave. Set-based over the daily rollups: the history is never read.
  */

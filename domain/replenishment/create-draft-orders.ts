@@ -10,7 +10,7 @@ import { splitDraftOrders } from './split-draft-orders.js';
 import { orderableSuggestions, suppliersToOrderFrom, utcToday } from './suggestion-queries.js';
 
 /**
- * R3: DRAFT orders from today's suggestions, one per supplier, 500 lines and the `totalCost` cap
+ * The draft orders from suggestions: DRAFT orders from today's suggestions, one per supplier, 500 lines and the `totalCost` cap
  * (split-draft-orders.ts; unit cost = the item's price),
  * leaving out every item already on an open order. Each supplier's orders are written in one transaction that
  * first takes that supplier's advisory lock (key 1 + the supplier's hash): a second call for the supplier waits,

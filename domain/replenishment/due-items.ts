@@ -2,7 +2,7 @@
  * Which items are due, over the item row alone, so that one partial index (migration ReplenishmentDue) holds
  * exactly them: the run writes an item's demand terms onto its row (`replenishment_*`, null when its window had
  * no demand), every other input is the row's current state. The texts must stay those of the migration's index
- * (PostgreSQL uses a partial or expression index only for the same expression); a test holds R1's plan to it.
+ * (PostgreSQL uses a partial or expression index only for the same expression); a test holds the suggestions's plan to it.
  */
 
 /**

@@ -35,7 +35,7 @@ const dueWhere = (bySupplier: boolean, condition: string) =>
   `${dueItem('i')} and ${bySupplier ? 'i.supplier_id = $1::uuid' : '$1::uuid is null'} and ${condition}`;
 
 /**
- * The dated rows (order-by date set: demand and daysOfCover up to the last date; the key's order is R1's) and
+ * The dated rows (order-by date set: demand and daysOfCover up to the last date; the key's order is the suggestions's) and
  * the undated ones (no demand, or beyond the last date), in name order. $2 = the last date's days of cover,
  * $3 = the key's bound (dueWithinDays or that limit), then limit and offset.
  */
@@ -59,12 +59,12 @@ export const dueCount = (bySupplier: boolean, within: boolean) => `
   select count(*)::int as n from inventory_item i
   where ${dueWhere(bySupplier, within ? `${KEY} <= $2::bigint` : 'true')}`;
 
-/** The view rows of the chosen items ($3), in R1's order. */
+/** The view rows of the chosen items ($3), in the suggestions's order. */
 const VIEW = `select coalesce(json_agg(p), '[]') as rows
   from (select ${VIEW_COLUMNS} from (${suggestionsSql('i.id = any($3::uuid[])')}) x order by ${ORDER}) p`;
 
 /**
- * R1: one page of today's suggestions, sorted by order-by date (soonest first, nulls last), then item name;
+ * The suggestions: one page of today's suggestions, sorted by order-by date (soonest first, nulls last), then item name;
  * `computedAt` of the last run (null and an empty page before the first). Only due items are read: their count
  * and the page's ids from the partial index (in its order), then the page's rows with every input.
  */

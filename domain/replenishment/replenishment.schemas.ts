@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { integer, pagingQuery } from '../shared/joi-extras.js';
 
-/** R1 query: the filters and the page (no `sort`: the order is the contract's). */
+/** The suggestions query: the filters and the page (no `sort`: the order is the contract's). */
 export const suggestionsQuery = Joi.object({
   supplierId: Joi.string().trim().max(64),
   dueWithinDays: integer().min(1).max(365),
@@ -9,7 +9,7 @@ export const suggestionsQuery = Joi.object({
   size: pagingQuery.size,
 });
 
-/** R3 body: one supplier's suggestions, or every supplier's. */
+/** The draft orders from suggestions body: one supplier's suggestions, or every supplier's. */
 export const draftOrdersBody = Joi.object({ supplierId: Joi.string().trim().min(1).max(64) });
 
 const date = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { QueueProducer } from '../queues/queue-producer.js';
 import { enqueueSingleFlight } from '../queues/enqueue-single-flight.js';
 
-/** Job ids of replenishment runs start with this (R2's status route answers 404 for any other id). */
+/** Job ids of replenishment runs start with this (the replenishment run's status route answers 404 for any other id). */
 export const RUN_JOB_PREFIX = 'replenishment-';
 
 /**

@@ -6,7 +6,7 @@ import { LEVEL_CAP } from './replenishment-formulas.js';
 import { dueItem } from './due-items.js';
 import type { DraftLine } from './split-draft-orders.js';
 
-/** A row of R1: every input of the decision. */
+/** A row of the suggestions: every input of the decision. */
 export interface SuggestionView {
   itemId: string;
   itemName: string;
@@ -75,7 +75,7 @@ export const VIEW_COLUMNS = `id as "itemId", name as "itemName", sku, supplier_i
   to_char(stockout, 'YYYY-MM-DD') as "projectedStockoutDate", to_char(order_by, 'YYYY-MM-DD') as "orderByDate",
   price as "unitCost", price * suggested as "suggestedCost"`;
 
-/** R1's order: order-by date (soonest first, nulls last), then item name. */
+/** The suggestions's order: order-by date (soonest first, nulls last), then item name. */
 export const ORDER = 'order_by asc nulls last, name asc, id asc';
 
 export type JsonRow = Omit<SuggestionView, 'serviceLevel' | 'dailyDemand'> & { dailyDemand: number | null };
@@ -105,7 +105,7 @@ export async function countSuggestions(
   return n;
 }
 
-/** Items on an open order (DRAFT, ORDERED, PARTIALLY_RECEIVED): R3 leaves them out. */
+/** Items on an open order (DRAFT, ORDERED, PARTIALLY_RECEIVED): The draft orders from suggestions leaves them out. */
 const ON_OPEN_ORDER = `exists (select 1 from purchase_order_line l join purchase_order o on o.id = l.purchase_order_id
   where l.item_id = i.id and o.status in ('DRAFT', 'ORDERED', 'PARTIALLY_RECEIVED'))`;
 
@@ -116,7 +116,7 @@ function questionMarks(text: string, values: unknown[]): [string, unknown[]] {
 }
 
 /**
- * Today's suggestions of one supplier whose item is on no open order (R3), in R1's order, read in the
+ * Today's suggestions of one supplier whose item is on no open order (the draft orders from suggestions), in the suggestions's order, read in the
  * transaction of `tx` (the caller holds the supplier's draft lock, so what it reads stays true until commit).
  */
 export async function orderableSuggestions(

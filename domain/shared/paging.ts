@@ -104,7 +104,7 @@ export function springPage<T>(content: T[], request: PageRequest, totalElements:
   };
 }
 
-/** The search page of I7/H4: the Spring page plus `page: {size, number, totalElements, totalPages}`. */
+/** The search page of the item search and the history search: the Spring page plus `page: {size, number, totalElements, totalPages}`. */
 export function searchPage<T>(content: T[], request: PageRequest, totalElements: number): SearchPage<T> {
   const spring = springPage(content, request, totalElements);
   return {

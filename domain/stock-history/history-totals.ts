@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern } from '../shared/sql.js';
 
-/** The filters a history total can have (H1-H4); ids already checked to be UUIDs. */
+/** The filters a history total can have (the history reads); ids already checked to be UUIDs. */
 export interface CountFilters {
   startDate?: Date;
   endDate?: Date;

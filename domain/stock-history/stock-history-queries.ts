@@ -34,13 +34,13 @@ const LIST_RULES: PageRules = {
   defaultSort: [{ property: 'timestamp', direction: 'DESC' }],
 };
 
-/** H1 without `size`: every entry newest first (the route streams it; rows map with toHistoryView). */
+/** The history list without `size`: every entry newest first (the route streams it; rows map with toHistoryView). */
 export const allHistoryQuery = (): SqlPart => ({
   sql: `select ${HISTORY_COLUMNS} from stock_history h order by ${NEWEST_FIRST}`,
   params: [],
 });
 
-/** H2 without `size`: entries of one item, newest first (they survive the item's deletion); streamed. */
+/** An item's history without `size`: entries of one item, newest first (they survive the item's deletion); streamed. */
 export const itemHistoryQuery = (itemId: string): SqlPart => ({
   sql: isUuid(itemId)
     ? `select ${HISTORY_COLUMNS} from stock_history h where h.item_id = ? order by ${NEWEST_FIRST}`
@@ -48,7 +48,7 @@ export const itemHistoryQuery = (itemId: string): SqlPart => ({
   params: isUuid(itemId) ? [itemId] : [],
 });
 
-/** H3 without `size`: entries with one reason, newest first; streamed. */
+/** A reason's history without `size`: entries with one reason, newest first; streamed. */
 export const reasonHistoryQuery = (reason: string): SqlPart => ({
   sql: `select ${HISTORY_COLUMNS} from stock_history h where h.reason = ? order by ${NEWEST_FIRST}`,
   params: [normaliseReason(reason)],
@@ -66,7 +66,7 @@ const SEARCH_RULES: PageRules = {
   defaultSort: [{ property: 'timestamp', direction: 'DESC' }],
 };
 
-/** Filters of the history search (H4); the CSV export adds item, reason and author. */
+/** Filters of the history search (the history search); the CSV export adds item, reason and author. */
 export interface HistoryFilters extends CountFilters {
   createdBy?: string;
 }
@@ -241,11 +241,11 @@ async function springHistoryPage(
   return { page: { ...springPage(content, request, total), last: next === undefined }, next };
 }
 
-/** H1 with `size`: a Spring-style page. */
+/** The history list with `size`: a Spring-style page. */
 export const pageHistory = (em: EntityManager, query: PagedHistoryQuery, key: CursorKey) =>
   springHistoryPage(em, 'H1', LIST_RULES, {}, query, key);
 
-/** H2 with `size`: a Spring-style page of one item's entries (none for an id that is not a UUID). */
+/** An item's history with `size`: a Spring-style page of one item's entries (none for an id that is not a UUID). */
 export const pageItemHistory = (
   em: EntityManager,
   itemId: string,
@@ -253,7 +253,7 @@ export const pageItemHistory = (
   key: CursorKey,
 ) => springHistoryPage(em, 'H2', LIST_RULES, { itemId }, query, key);
 
-/** H3 with `size`: a Spring-style page of one reason's entries. */
+/** A reason's history with `size`: a Spring-style page of one reason's entries. */
 export const pageReasonHistory = (
   em: EntityManager,
   reason: string,
@@ -261,7 +261,7 @@ export const pageReasonHistory = (
   key: CursorKey,
 ) => springHistoryPage(em, 'H3', LIST_RULES, { reason: normaliseReason(reason) }, query, key);
 
-/** H4: inclusive date range, item-name substring, supplier; search page. */
+/** The history search: inclusive date range, item-name substring, supplier; search page. */
 export async function searchHistory(
   em: EntityManager,
   query: PagedHistoryQuery,

@@ -13,7 +13,7 @@ const pagedHistoryQuery = {
     ),
 };
 
-/** H1-H3: a plain array (streamed) unless `size` is present. */
+/** The history reads: a plain array (streamed) unless `size` is present. */
 export const listHistoryQuery = Joi.object(pagedHistoryQuery);
 
 export const historyItemParams = Joi.object({ itemId: Joi.string().max(64).required() });
@@ -27,7 +27,7 @@ export const historyReasonParams = Joi.object({
 
 /**
  * An ISO-8601 date or date-time that exists on the calendar (isCalendarDate) within the supported range
- * (contract, Analytics): H4 and the history export.
+ * (contract, Analytics): The history search and the history export.
  */
 export const historyDate = Joi.date()
   .iso()
@@ -38,7 +38,7 @@ export const historyDate = Joi.date()
   })
   .messages({ 'date.range': 'error.date.range', 'date.calendar': 'error.date.calendar' });
 
-/** H4 query. */
+/** The history search query. */
 export const searchHistoryQuery = Joi.object({
   startDate: historyDate,
   endDate: historyDate,

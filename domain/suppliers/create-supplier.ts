@@ -30,7 +30,7 @@ export const supplierFields = (input: SupplierInput) => ({
   email: blankToNull(input.email),
 });
 
-/** S2: 400 id present -> 409 duplicate name (case-insensitive; the unique index closes the race). */
+/** Supplier creation: 400 id present -> 409 duplicate name (case-insensitive; the unique index closes the race). */
 export async function createSupplier(
   em: EntityManager,
   input: SupplierInput,

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { isUuid } from '../shared/sql.js';
 import { Supplier } from './supplier.entity.js';
 
-/** S5: 404 -> 409 while items or purchase orders reference it (the RESTRICT foreign key closes the race) -> deleted. */
+/** Supplier deletion: 404 -> 409 while items or purchase orders reference it (the RESTRICT foreign key closes the race) -> deleted. */
 export async function deleteSupplier(em: EntityManager, id: string): Promise<void> {
   if (!isUuid(id)) throw new NotFoundError('error.not.found.supplier');
   await em.transactional(async tx => {

@@ -26,7 +26,7 @@ export interface ListSuppliersQuery {
   sort?: string | string[];
 }
 
-/** S1 with `size`: a Spring-style page. */
+/** The supplier list with `size`: a Spring-style page. */
 export async function pageSuppliers(
   em: EntityManager,
   query: ListSuppliersQuery,
@@ -43,7 +43,7 @@ export async function pageSuppliers(
   return springPage(rows.map(toSupplierView), request, total);
 }
 
-/** S1 without `size`: the plain array (sorted, `limit` caps it); the route streams it (toSupplierView). */
+/** The supplier list without `size`: the plain array (sorted, `limit` caps it); the route streams it (toSupplierView). */
 export function supplierListQuery(query: ListSuppliersQuery): SqlPart {
   const sort = parseSort(query.sort, RULES);
   return {
@@ -53,7 +53,7 @@ export function supplierListQuery(query: ListSuppliersQuery): SqlPart {
   };
 }
 
-/** S3. */
+/** The supplier read. */
 export async function getSupplier(em: EntityManager, id: string): Promise<SupplierView> {
   if (!isUuid(id)) throw new NotFoundError('error.not.found.supplier');
   const supplier = await em.findOne(Supplier, id);
@@ -61,13 +61,13 @@ export async function getSupplier(em: EntityManager, id: string): Promise<Suppli
   return toSupplierView(supplier);
 }
 
-/** S6. */
+/** The supplier count. */
 export async function countSuppliers(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ n: string }[]>('select count(*) as n from supplier');
   return Number(rows[0].n);
 }
 
-/** S7: case-insensitive substring of the name, by name. */
+/** The supplier search: case-insensitive substring of the name, by name. */
 export async function searchSuppliers(em: EntityManager, name: string): Promise<SupplierView[]> {
   const rows = await em.execute<SupplierView[]>(
     `select ${SUPPLIER_COLUMNS} from supplier where name ilike ? order by lower(name), id`,

@@ -28,21 +28,21 @@ const supplierFields = {
   }),
 };
 
-/** S2 body: `id` must be absent (checked after field validation, contract order). */
+/** Supplier creation body: `id` must be absent (checked after field validation, contract order). */
 export const createSupplierBody = Joi.object({ ...supplierFields, id: Joi.any() });
 
-/** S4 body: a body id must equal the path id (checked by the use case). */
+/** The supplier update body: a body id must equal the path id (checked by the use case). */
 export const updateSupplierBody = Joi.object({ ...supplierFields, id: Joi.any() });
 
 export const supplierIdParams = Joi.object({ id: Joi.string().max(64).required() });
 
-/** S1 query: `limit` caps the plain array; `size` switches to a Spring-style page. */
+/** The supplier list query: `limit` caps the plain array; `size` switches to a Spring-style page. */
 export const listSuppliersQuery = Joi.object({
   limit: integer().min(0),
   ...pagingQuery,
 });
 
-/** S7 query. */
+/** The supplier search query. */
 export const searchSuppliersQuery = Joi.object({ name: Joi.string().allow('').max(255).required() });
 
 export const supplierViewSchema = Joi.object({

@@ -5,7 +5,7 @@ import { Supplier } from './supplier.entity.js';
 import { toSupplierView, type SupplierView } from './supplier.view.js';
 import { duplicateSupplier, namedLike, supplierFields, type SupplierInput } from './create-supplier.js';
 
-/** S4: 400 body id != path id -> 404 -> 409 duplicate name -> updated (an absent leadTimeDays is kept). */
+/** The supplier update: 400 body id != path id -> 404 -> 409 duplicate name -> updated (an absent leadTimeDays is kept). */
 export async function updateSupplier(
   em: EntityManager,
   id: string,

@@ -9,7 +9,7 @@ export interface Profile {
   pictureUrl: string | null;
 }
 
-/** The signed-in user's profile (A1), read from the database. */
+/** The signed-in user's profile (the profile (GET /api/me)), read from the database. */
 export async function getProfile(em: EntityManager, userId: number): Promise<Profile> {
   const rows = await em.execute<
     {

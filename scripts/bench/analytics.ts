@@ -12,9 +12,9 @@ import { addDays } from '../../domain/analytics/date-params.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * Analytics benchmark (figures, never assertions): the dashboard summary (N9) and the financial summary (N11)
+ * Analytics benchmark (figures, never assertions): the dashboard summary (the analytics summary) and the financial summary (the financial summary)
  * served from the rollups with 10^4 and with 10^6 stock-history rows, and the same two answers computed the
- * naive way straight from the raw history at 10^6 rows, each for the last 30 days (N9's default) and for the
+ * naive way straight from the raw history at 10^6 rows, each for the last 30 days (the analytics summary's default) and for the
  * last 12 months. The shop is fixed (300 items, 20 suppliers, one year of history); more rows mean a busier
  * shop (about 0.1 vs 9 changes per item per day), which is what makes a history hold millions of rows. Rows are
  * bulk-loaded with generate_series, the rollups built by the real rebuild.
@@ -78,7 +78,7 @@ async function measure(name: string, iterations: number, fn: () => Promise<unkno
   return { name, p50: percentile(times, 50), p95: percentile(times, 95), n: iterations };
 }
 
-/** N9 the naive way: the same parts, movement and top items aggregated from raw history rows. */
+/** The analytics summary the naive way: the same parts, movement and top items aggregated from raw history rows. */
 async function naiveDashboard(em: EntityManager, range: { start: string; end: string }) {
   const from = `${range.start}T00:00:00Z`;
   const to = `${addDays(range.end, 1)}T00:00:00Z`;
@@ -99,7 +99,7 @@ async function naiveDashboard(em: EntityManager, range: { start: string; end: st
   };
 }
 
-/** N11 the naive way: every history row up to `to`, per item in event order, through the WAC algorithm. */
+/** The financial summary the naive way: every history row up to `to`, per item in event order, through the WAC algorithm. */
 async function naiveFinancial(em: EntityManager, range: { start: string; end: string }) {
   const to = `${addDays(range.end, 1)}T00:00:00Z`;
   let after = '00000000-0000-0000-0000-000000000000';

@@ -207,7 +207,7 @@ async function repeat(count: number, once: () => Promise<Timing>): Promise<Timin
   return { ...last!, all };
 }
 
-/** Follows the `Link: <...>; rel="next"` of H1 for `pages` pages; each page is one timing. */
+/** Follows the `Link: <...>; rel="next"` of the history list for `pages` pages; each page is one timing. */
 async function cursorWalk(base: string, auth: string, pages: number): Promise<Timing & { all: number[] }> {
   const all: number[] = [];
   let url: string | undefined = '/api/stock-history?size=50';

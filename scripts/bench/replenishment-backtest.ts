@@ -105,7 +105,7 @@ const stockroom: Policy = ({ t, quantity, onOrder, served, leadTimeDays }) => {
   return suggest(window, levels, item, leadTimeDays, today).suggestedQuantity ?? 0;
 };
 
-/** N5: every day while below the minimum, order up to twice the minimum, blind to what is on order. */
+/** The low-stock items: every day while below the minimum, order up to twice the minimum, blind to what is on order. */
 const n5 =
   (minimum: number): Policy =>
   ({ quantity }) =>

@@ -9,7 +9,7 @@ import { fillCatalog, fillHistory } from './history-fill.js';
 import { benchDatabaseUrl, printTable, resetBenchDatabase } from './support.js';
 
 /**
- * R2 on a database of the `bench:history` shape (figures, never assertions): the history filled in SQL as
+ * The replenishment run on a database of the `bench:history` shape (figures, never assertions): the history filled in SQL as
  * bench:history fills it (2,000 items moving over three years, 20 suppliers) to HISTORY entries (default 10^7),
  * the catalogue topped up to ITEMS items (default 10^5; the others without history), and the daily reason
  * rollup folded from that history in one SQL statement (as the rebuild's fold sums it: per item, UTC day,

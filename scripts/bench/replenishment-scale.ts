@@ -8,9 +8,9 @@ import { pageSuggestions } from '../../domain/replenishment/page-suggestions.js'
 import { benchDatabaseUrl, printTable, resetBenchDatabase } from './support.js';
 
 /**
- * R2 and R1 at scale (figures, never assertions): ITEMS items of 20 suppliers, each with SALE rollup rows on
+ * The replenishment run and the suggestions at scale (figures, never assertions): ITEMS items of 20 suppliers, each with SALE rollup rows on
  * about one day in three and a RESTOCK row on one day in ten over the last 120 days (the window reads the last
- * 56), generated in SQL. Times the run (the worker's use case, in this process) and R1's read (the domain
+ * 56), generated in SQL. Times the run (the worker's use case, in this process) and the suggestions's read (the domain
  * query, without HTTP). The database is WIPED: BENCH_DATABASE_URL, default `stockroom_bench_replenishment`.
  */
 const benchUrl = () => process.env.BENCH_DATABASE_URL ?? benchDatabaseUrl('stockroom_bench_replenishment');

@@ -4,8 +4,8 @@ import { scaleBench } from './replenishment-scale.js';
 
 /**
  * `npm run bench:replenishment`: the backtest of Stockroom's replenishment policy (the contract's formulas,
- * default settings) against the N5 rule, per demand pattern (scripts/bench/replenishment-backtest.ts). Figures,
- * never assertions; the same seed draws the same demand every run. Then R2 and R1 at REPLENISHMENT_BENCH_ITEMS
+ * default settings) against the low-stock items rule, per demand pattern (scripts/bench/replenishment-backtest.ts). Figures,
+ * never assertions; the same seed draws the same demand every run. Then the replenishment run and the suggestions at REPLENISHMENT_BENCH_ITEMS
  * items (default 100000; 0 skips them), scripts/bench/replenishment-scale.ts.
  */
 const started = Date.now();

@@ -21,7 +21,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /**
  * The replica run of the inventory bench (figures, never assertions): a primary and a streaming replica of its
  * own (initdb + `pg_basebackup -R` on spare ports), two web processes (Procfile line) on the primary, one with
- * DATABASE_REPLICA_URL and one without. Alternating rounds: analytics reads (N2, N9) at full speed by a user
+ * DATABASE_REPLICA_URL and one without. Alternating rounds: analytics reads (stock per supplier, the analytics summary) at full speed by a user
  * who does not write, while another user writes BENCH_REPLICA_WRITES (200) adjustments/s paced; prints the read
  * rate and p99 of each side and their ratio. On one machine the replica shares the cores with the primary, so
  * this shows what the routing costs and what moving the reads off the primary's backends gives, not capacity.

@@ -444,7 +444,7 @@ describe('History paging: cursors, exact totals, H2/H3 pages', () => {
       const res = await api().get(url).set('Authorization', user.auth).expect(400);
       expect(res.body.message, url).to.equal(CURSOR_MESSAGE);
     }
-    // H4 without `size` takes its default; the Link names it, so following it works.
+    // The history search without `size` takes its default; the Link names it, so following it works.
     const search = await api()
       .get(`/api/stock-history/search?itemName=${encodeURIComponent(item.name)}`)
       .set('Authorization', user.auth)

@@ -273,7 +273,7 @@ async function checkCase(
       projectedStockoutDate: pure.projectedStockoutDate,
       orderByDate: pure.orderByDate,
     }).to.deep.equal(decision);
-    // R1 (the SQL with the current item state) against the pure function.
+    // The suggestions (the SQL with the current item state) against the pure function.
     const row = page.content.find(r => r.itemId === ids[index]);
     if (pure.suggestedQuantity === null) expect(row).to.equal(undefined);
     else

@@ -4,7 +4,7 @@ import { nativeTransaction } from '../../domain/shared/native-transaction.js';
 import { datedIds, dueCount } from '../../domain/replenishment/page-suggestions.js';
 
 /**
- * R1 reads only due items through the partial indexes of migration ReplenishmentDue: PostgreSQL uses them only
+ * The suggestions reads only due items through the partial indexes of migration ReplenishmentDue: PostgreSQL uses them only
  * while the queries' predicate and order key are the indexes' own expressions (due-items.ts against the
  * migration's text). With sequential scans and sorts priced out, a query that no longer matches shows them.
  */

@@ -32,7 +32,7 @@ describe('Replenishment: R1-R3 through the API', function () {
       .set('Authorization', admin.auth)
       .expect(200);
 
-  /** R2, waiting (on the status route) until the run has completed; answers its status. */
+  /** The replenishment run, waiting (on the status route) until the run has completed; answers its status. */
   async function run(): Promise<Record<string, any>> {
     await settleConsumers(testApp().services);
     const { body } = await api()
@@ -213,7 +213,7 @@ describe('Replenishment: R1-R3 through the API', function () {
     const [row] = ownRows;
     expect(row).to.include({ itemId: item.id, suggestedQuantity: 26, onOrderQuantity: 0 });
     expect((await rowsOf(other.id)).map(r => r.itemId)).to.deep.equal([foreign.id]);
-    // What an ORDERED order still brings (P5 adds it to the item in its transaction).
+    // What an ORDERED order still brings (placing an order adds it to the item in its transaction).
     await em.execute('update inventory_item set on_order_quantity = 5 where id = ?', [item.id]);
     const [after] = await rowsOf(supplier.id);
     expect(after).to.include({ onOrderQuantity: 5, inventoryPosition: 25, suggestedQuantity: 21 });
@@ -356,7 +356,7 @@ describe('Replenishment: R1-R3 through the API', function () {
     );
     await run();
     const orders = await draftOrders(supplier.id, 201);
-    // R1's order (undated rows by name): the first 500 on the first order, the last on the second.
+    // The suggestions's order (undated rows by name): the first 500 on the first order, the last on the second.
     expect(orders.map(o => o.lines.map(l => l.itemId))).to.deep.equal([ids.slice(0, 500), ids.slice(500)]);
     expect(orders.map(o => o.totalCost)).to.deep.equal([1000, 2]);
   });
@@ -375,7 +375,7 @@ describe('Replenishment: R1-R3 through the API', function () {
     const orders = await draftOrders(supplier.id, 201);
     expect(orders.map(o => o.lines.map(l => l.itemId))).to.deep.equal([[a, b], [c]]);
     expect(orders.map(o => o.totalCost)).to.deep.equal([80_000_000_000, 60_000_000_000]);
-    // D alone (100,000,000,000.00) fits no order: still suggested (R1 shows DRAFT lines nowhere), on no order.
+    // D alone (100,000,000,000.00) fits no order: still suggested (the suggestions shows DRAFT lines nowhere), on no order.
     expect((await rowsOf(supplier.id)).map(r => r.itemId)).to.deep.equal([a, b, c, d]);
     expect(await draftOrders(supplier.id, 200)).to.deep.equal([]);
   });

@@ -109,7 +109,7 @@ export async function compareAll(em: EntityManager, built: Built, p: Probe): Pro
   expect(await dashboardSummary(em, range, null), `N9 window ${start}..${end} supplier -`).to.deep.equal(
     oracle.summary(start, end),
   );
-  // Without an item name X1 reads the reason totals of all suppliers or of one: both, every time.
+  // Without an item name the reason breakdown reads the reason totals of all suppliers or of one: both, every time.
   for (const supplierId of [null, sid])
     expect(
       await reasonBreakdown(em, range, { supplierId, itemName: null }),
