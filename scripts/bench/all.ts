@@ -64,6 +64,7 @@ await runScript(async () => {
   printTable('Products: one 1,000-row batch update vs 1,000 single quantity updates', [products]);
   // Loads 10^4 and 10^6 history rows and rebuilds the rollups: takes several minutes.
   if (process.env.BENCH_SKIP_ANALYTICS !== 'true') await benchAnalytics();
-  // Streams 10^6 history rows (CSV and JSON) and imports 100,000 items: takes several minutes.
+  // bench:csv: exports 10^6 history rows (CSV and JSON), receives an upload just under IMPORT_MAX_BYTES and
+  // imports 10^4-10^6 six-column rows: takes several minutes.
   if (process.env.BENCH_SKIP_CSV !== 'true') await benchCsv();
 });

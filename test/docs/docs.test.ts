@@ -96,4 +96,76 @@ describe('Documentation', () => {
     );
     expect(found).to.deep.equal([]);
   });
+  it('When a maintainer reads docs/performance.md, then it states the current figures, not a lab notebook', () => {
+    const page = read('docs/performance.md');
+    for (const notebook of [
+      /this session/i,
+      /\bissue \d+ asks\b/i,
+      /\bthis branch\b/i,
+      /\bwhat this session\b/i,
+    ])
+      expect(page, `${notebook}`).not.to.match(notebook);
+    const partitions = /export const OUTBOX_PARTITIONS = (\d+);/.exec(
+      read('domain/outbox/drain-consumer.ts'),
+    )?.[1];
+    expect(page, 'OUTBOX_PARTITIONS is a constant, not a setting').to.contain(
+      `**${partitions} outbox partitions`,
+    );
+    expect(page).to.match(/`OUTBOX_PARTITIONS` is a constant/);
+    expect(read('docs/operations.md')).not.to.contain('OUTBOX_PARTITIONS');
+  });
+
+  it('When docs/performance.md describes `npm run bench`, then it names exactly the npm benchmarks scripts/bench/all.ts runs', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const allTs = read('scripts/bench/all.ts');
+    const row = read('docs/performance.md')
+      .split('\n')
+      .find(line => line.startsWith('| `npm run bench` |'));
+    expect(row, 'a row for `npm run bench`').to.be.a('string');
+    for (const [name, command] of Object.entries(scripts)) {
+      const file = /(?:^|&& )tsx scripts\/bench\/([\w-]+)\.ts$/.exec(command)?.[1];
+      if (!name.startsWith('bench:') || !file) continue;
+      const runByAll = allTs.includes(`from './${file}.js'`);
+      expect(
+        row!.includes(`\`${name}\``),
+        `${name} ${runByAll ? 'is' : 'is not'} run by npm run bench`,
+      ).to.equal(runByAll);
+    }
+  });
+
+  it('When the README\'s "How fast" table gives a figure, then docs/performance.md\'s figures give it too', () => {
+    const readme = read('README.md');
+    const table = readme.slice(readme.indexOf('## How fast'), readme.indexOf('Details, methods'));
+    const perf = read('docs/performance.md');
+    const figures = perf.slice(perf.indexOf('<!-- figures:start -->'), perf.indexOf('<!-- figures:end -->'));
+    const missing = table
+      .split('\n')
+      .filter(line => line.startsWith('| ') && !line.startsWith('| on a'))
+      .flatMap(line =>
+        [...(line.split('|')[2] ?? '').matchAll(/\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+/g)].map(m => m[0]),
+      )
+      .filter(figure => !figures.includes(figure));
+    expect(missing).to.deep.equal([]);
+  });
+
+  it("When a maintainer reads docs/architecture.md, then its code map names every folder of api/ and domain/, and the worker's scale agrees with the outbox", () => {
+    const page = read('docs/architecture.md');
+    const map = page.slice(page.indexOf('## Code map'), page.indexOf('The modules of `domain/` depend'));
+    const folders = ['api', 'domain'].flatMap(dir =>
+      readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+        .filter(entry => entry.isDirectory())
+        .map(entry => entry.name),
+    );
+    expect(folders.filter(folder => !new RegExp(`\\b${folder}\\b`).test(map))).to.deep.equal([]);
+    expect(map).to.match(/^client\//m);
+    expect(page).not.to.contain('as many as you like:');
+    for (const file of [
+      'api/routing/write-handler.ts',
+      'domain/outbox/publish-events.ts',
+      'domain/inventory/adjust-quantity.ts',
+      'domain/outbox/outbox-insert.ts',
+      'domain/outbox/stock-changed-payload.ts',
+    ])
+      expect(page).to.contain(file);
+  });
 });
