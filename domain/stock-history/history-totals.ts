@@ -12,7 +12,10 @@ export interface CountFilters {
 }
 
 const DAY_MS = 86_400_000;
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+/** A bound past year 9999 (a month or day rounded up from the last dates a filter takes) is PostgreSQL's infinity. */
+const beyondCalendar = (d: Date) => d.getUTCFullYear() > 9999;
+const isoDay = (d: Date) => (beyondCalendar(d) ? 'infinity' : d.toISOString().slice(0, 10));
+const isoInstant = (d: Date) => (beyondCalendar(d) ? 'infinity' : d.toISOString());
 const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
 const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
 const floorMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
@@ -78,8 +81,8 @@ function raw(f: CountFilters, from: Date | undefined, to: Date | undefined, toIn
   const base = rawConditions(f);
   const { where, params, add } = conditions();
   if (base.sql) add(base.sql, ...base.params);
-  if (from) add('h."timestamp" >= ?', from.toISOString());
-  if (to) add(`h."timestamp" ${toInclusive ? '<=' : '<'} ?`, to.toISOString());
+  if (from) add('h."timestamp" >= ?', isoInstant(from));
+  if (to) add(`h."timestamp" ${toInclusive ? '<=' : '<'} ?`, isoInstant(to));
   return {
     sql: `select count(*) from stock_history h${where.length ? ` where ${where.join(' and ')}` : ''}`,
     params,

@@ -175,6 +175,10 @@ describe('Input hardening (issue 13: what a fuzz and security probe found)', () 
     it('When dates sit exactly on the bounds, then they are answered', async () => {
       for (const url of [
         '/api/stock-history/search?startDate=1900-01-01&endDate=9999-12-30T23:59:59.999Z',
+        // A start on the last day: the count rows' month and day bounds round up past year 9999.
+        '/api/stock-history/search?startDate=9999-12-30',
+        '/api/stock-history/search?startDate=9999-12-30&size=5',
+        `/api/stock-history/search?startDate=9999-12-30&supplierId=${randomUUID()}`,
         '/api/analytics/stock-updates?startDate=1900-01-01&endDate=9999-12-30',
         '/api/analytics/stock-updates?startDate=1900-01-01T00:00:00Z&endDate=9999-12-30T23:59:59Z',
         '/api/analytics/employee-changes?startDate=1900-01-01&endDate=9999-12-30',
