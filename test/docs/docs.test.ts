@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { withSettingsReference } from '../../config/settings-reference.js';
+import { ADJUST_REASONS, REASON_ALIASES } from '../../domain/inventory/reasons.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -23,6 +24,24 @@ function anchorsOf(file: string): Set<string> {
     .filter(line => /^#{1,6} /.test(line))
     .map(line => anchorOf(line.replace(/^#+ /, '')));
   return new Set(headings);
+}
+
+/** The markdown links of a page: `[text](target)` and `<scheme:...>` autolinks. */
+const linksOf = (page: string) =>
+  [...read(page).matchAll(/\]\(([^)\s]+)\)|<([a-z]+:[^>\s]+)>/g)].map(m => m[1] ?? m[2]);
+
+/**
+ * The wire contract's operation ids (A1, I8, H4, N11, X2, P6, R1, S1, Y1...): letters and one or two digits as a
+ * word. Fenced code blocks are examples, not prose, and are left out; so are a percentile (P50, P99) and the
+ * object store (Amazon S3, an S3 bucket), which read like ids but are not.
+ */
+function contractIdsIn(text: string): string[] {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '');
+  return [...prose.matchAll(/\b[AISHYNXPR]\d{1,2}\b/g)]
+    .filter(m => !/^P(50|75|90|95|99)$/.test(m[0]))
+    .filter(m => !(m[0] === 'S3' && /Amazon $/.test(prose.slice(0, m.index))))
+    .filter(m => !(m[0] === 'S3' && /^[- ](bucket|compatible|storage)/.test(prose.slice(m.index + 2))))
+    .map(m => `${m[0]} in "${prose.slice(Math.max(0, m.index - 30), m.index + 30).replace(/\s+/g, ' ')}"`);
 }
 
 /** Source files a person reads for the why, not for a bench run (benchmarks and tests may cite figures). */
@@ -54,6 +73,55 @@ describe('Documentation', () => {
       }
     }
     expect(broken).to.deep.equal([]);
+  });
+
+  it('When a page links or points somewhere, then it stays inside the repository (a clone has no ../shared/)', () => {
+    const outside: string[] = [];
+    for (const page of PAGES) {
+      const pointers = read(page).match(/(\.\.\/)+shared\b[^\s`)]*|\bshared\/(contract|spec)\b[^\s`)]*/g);
+      for (const pointer of pointers ?? []) outside.push(`${page}: ${pointer}`);
+      for (const target of linksOf(page)) {
+        if (/^(https?|mailto):/.test(target)) continue;
+        const file = target.split('#')[0];
+        const relative = path.normalize(path.join(path.dirname(page), file));
+        if (/^[a-z]+:/.test(target) || path.isAbsolute(file) || relative.startsWith('..'))
+          outside.push(`${page}: ${target}`);
+      }
+    }
+    expect(outside).to.deep.equal([]);
+  });
+
+  it("When a client developer or operator reads README.md, docs/api.md or docs/operations.md, then no operation is named by the contract's id (A1, I8, N11...)", () => {
+    const found = ['README.md', 'docs/api.md', 'docs/operations.md'].flatMap(page =>
+      contractIdsIn(read(page)).map(id => `${page}: ${id}`),
+    );
+    expect(found).to.deep.equal([]);
+  });
+
+  it('When the contract-id check reads a page, then it finds an id and leaves bolts, powers, percentiles and S3 alone', () => {
+    expect(contractIdsIn('the analytics reads (N1-N11, X1-X3) and R1; H4')).to.have.length(6);
+    const found = contractIdsIn(
+      'M8 bolts, 10^7 entries, p99 and P99 latency, an S3 bucket, Amazon S3; see I8',
+    );
+    expect(found.map(id => id.split(' ')[0])).to.deep.equal(['I8']);
+    expect(contractIdsIn('```\nN1\n```\n')).to.deep.equal([]);
+  });
+
+  it('When a client developer reads docs/api.md, then it explains the health checks, sign-out, the items page, the authorities and every change reason with its aliases', () => {
+    const page = read('docs/api.md');
+    const operations = [
+      'GET /health',
+      'GET /api/health',
+      'GET /api/health/db',
+      'POST /logout',
+      'GET /api/items',
+      'GET /api/me/authorities',
+    ].filter(operation => !new RegExp(`\`${operation}[\`?]`).test(page));
+    const reasons = ADJUST_REASONS.filter(reason => !page.includes(`\`${reason}\``));
+    const aliases = Object.entries(REASON_ALIASES)
+      .map(([alias, reason]) => `\`${alias}\` → \`${reason}\``)
+      .filter(alias => !page.includes(alias));
+    expect({ operations, reasons, aliases }).to.deep.equal({ operations: [], reasons: [], aliases: [] });
   });
 
   it('When a newcomer opens the README, then it fits in 250 lines and 2,000 words', () => {
