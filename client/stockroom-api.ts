@@ -2474,7 +2474,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 20 MB */
+        /** @description The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 104857600 bytes (IMPORT_MAX_BYTES) */
         requestBody: {
             content: {
                 "text/csv": string;
@@ -3032,7 +3032,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 20 MB */
+        /** @description The CSV file (UTF-8, header row, `,` or `;`), as the body or as the `file` part of a form; <= 104857600 bytes (IMPORT_MAX_BYTES) */
         requestBody: {
             content: {
                 "text/csv": string;
@@ -10410,6 +10410,26 @@ export interface operations {
                      *       "path": "/api/stock-history/item/{itemId}",
                      *       "correlationId": "SR-1767268800000-0042",
                      *       "messageKey": "error.authentication.required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource the path names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "The requested resource was not found",
+                     *       "status": 404,
+                     *       "timestamp": "2026-01-01T12:00:00.000Z",
+                     *       "path": "/api/stock-history/item/{itemId}",
+                     *       "correlationId": "SR-1767268800000-0042",
+                     *       "messageKey": "error.not.found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

@@ -22,6 +22,12 @@ export const InventoryItemSchema = defineEntity({
     /** Own replenishment levels (null = computed); when both are set, orderUpToQuantity > reorderPoint. */
     reorderPoint: p.integer().nullable(),
     orderUpToQuantity: p.integer().nullable(),
+    /** The last replenishment run's terms of the item's due threshold and order-by date (migration
+     * ReplenishmentDue; null when the run saw no demand); written only by the run's set-based SQL. */
+    replenishmentWindowDays: p.integer().nullable(),
+    replenishmentWindowDemand: p.bigint('number').nullable(),
+    replenishmentLeadDays: p.integer().nullable(),
+    replenishmentReorderPoint: p.bigint('number').nullable(),
     supplier: () =>
       p.manyToOne(SupplierSchema).deleteRule('restrict').foreignKeyName('inventory_item_supplier_id_fkey'),
     createdBy: p.string().length(320),
