@@ -232,7 +232,9 @@ const schema = Joi.object({
     .min(1)
     .max(200)
     .meta({ default: '`10`, or its share of DB_CONNECTIONS_MAX' })
-    .description('PostgreSQL connections per process for requests and jobs (the ORM pool); set, it wins over the split'),
+    .description(
+      'PostgreSQL connections per process for requests and jobs (the ORM pool); set, it wins over the split',
+    ),
   DB_CONNECTIONS_MAX: Joi.number()
     .integer()
     .min(2)

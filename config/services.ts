@@ -92,7 +92,8 @@ export async function openServices(
   const streamPool = new RowStreams(database, Math.max(1, connections.streams), 'stockroom-stream');
   const rows = new CountedRowStreams(streamPool, slots);
   const lists = new RowStreams(database, Math.max(1, connections.lists), 'stockroom-list');
-  sizeConsumerPool(orm.em, Math.max(1, connections.consumers));
+  // Without the worker role the consumers' pool keeps its own size (tests and scripts run jobs in process).
+  if (connections.consumers > 0) sizeConsumerPool(orm.em, connections.consumers);
   const spool = await AnswerSpool.open(config.streamSpoolDir, config.streamSpoolMaxBytes);
   const replicas =
     config.databaseReplicaUrls.length === 0

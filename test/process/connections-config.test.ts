@@ -102,7 +102,13 @@ describe('DB_CONNECTIONS_MAX: the PostgreSQL connections of one process', functi
                     method: 'PATCH',
                     headers,
                   });
-        return { kind, item, status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.text() };
+        return {
+          kind,
+          item,
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          body: await res.text(),
+        };
       });
 
       for (const answer of answers) {
@@ -136,7 +142,10 @@ describe('DB_CONNECTIONS_MAX: the PostgreSQL connections of one process', functi
 
   it('When DB_POOL_MAX and the pools a web process needs beside it exceed DB_CONNECTIONS_MAX, then it refuses to start with one line naming both', async () => {
     const failure = await startupFailure(
-      spawnStockroom(['--web'], testEnv({ DB_CONNECTIONS_MAX: '6', DB_POOL_MAX: '10', PORT: String(await freePort()) })),
+      spawnStockroom(
+        ['--web'],
+        testEnv({ DB_CONNECTIONS_MAX: '6', DB_POOL_MAX: '10', PORT: String(await freePort()) }),
+      ),
     );
     expect(failure.code, failure.output).to.equal(2);
     expect(failure.lines, failure.output).to.have.length(1);
