@@ -42,7 +42,10 @@ export interface Config {
   readonly redisPrefix: string;
   /** Hard upper bound for the after-commit enqueue on the request path. */
   readonly enqueueTimeoutMs: number;
-  readonly dbPoolMax: number;
+  /** DB_POOL_MAX when set: the ORM pool's size, which a DB_CONNECTIONS_MAX split leaves as it is. */
+  readonly dbPoolMax: number | undefined;
+  /** PostgreSQL connections a process may hold on the primary (config/connection-budget.ts); unset: no bound. */
+  readonly dbConnectionsMax: number | undefined;
   /** How often each worker process sweeps the outbox for consumers still pending (ms). */
   readonly outboxSweepIntervalMs: number;
   /** BullMQ lock duration and stalled-check interval: how fast a job of a killed worker runs again. */
@@ -228,8 +231,17 @@ const schema = Joi.object({
     .integer()
     .min(1)
     .max(200)
-    .default(10)
-    .description('PostgreSQL connections per process for requests and jobs'),
+    .meta({ default: '`10`, or its share of DB_CONNECTIONS_MAX' })
+    .description(
+      'PostgreSQL connections per process for requests and jobs (the ORM pool); set, it wins over the split',
+    ),
+  DB_CONNECTIONS_MAX: Joi.number()
+    .integer()
+    .min(2)
+    .max(10000)
+    .description(
+      'PostgreSQL connections a process may hold on the primary, all pools together; its pools share it (operations.md, Connections) and a process whose explicit pools exceed it refuses to start; unset: the pools keep their own sizes',
+    ),
   OUTBOX_SWEEP_INTERVAL_MS: Joi.number()
     .integer()
     .min(50)
@@ -461,6 +473,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: v.REDIS_PREFIX,
     enqueueTimeoutMs: v.ENQUEUE_TIMEOUT_MS,
     dbPoolMax: v.DB_POOL_MAX,
+    dbConnectionsMax: v.DB_CONNECTIONS_MAX,
     outboxSweepIntervalMs: v.OUTBOX_SWEEP_INTERVAL_MS,
     workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,

@@ -16,6 +16,8 @@ import { StreamSlots } from '../domain/shared/stream-slots.js';
 import { AnswerSpool } from '../domain/shared/answer-spool.js';
 import { closeConsumerPool } from '../domain/outbox/consumer-pool.js';
 import { ReadReplicas } from './read-replicas.js';
+import { connectionSplit, type ConnectionSplit, type ProcessRoles } from './connection-budget.js';
+import { sizeConsumerPool } from '../domain/outbox/consumer-pool.js';
 
 /** The long-lived resources a process holds. Opened once at start, closed in reverse order at shutdown. */
 export interface Services {
@@ -43,22 +45,37 @@ export interface Services {
   spool: AnswerSpool;
   /** Streaming replicas for analytics and paged history reads (DATABASE_REPLICA_URL); undefined: none. */
   replicas: ReadReplicas | undefined;
+  /** The PostgreSQL connections each pool may hold (DB_CONNECTIONS_MAX, DB_POOL_MAX). */
+  connections: ConnectionSplit;
 }
 
-/** Lists need no slot; a few clients each load several at once (each holds its connection while spooled). */
-const LIST_CONNECTIONS = 8;
-/** Connections of the counted streams per STREAMS_PER_USER (each held while its answer is spooled). */
-const STREAM_CONNECTIONS_PER_SLOT = 3;
-
-export async function openServices(config: Config, logger?: Logger): Promise<Services> {
+/**
+ * Opens what a process of `roles` needs (default: the web role, and the workers when RUN_WORKERS). Its pools
+ * are sized by connectionSplit, which refuses (ConfigError) a split above DB_CONNECTIONS_MAX; the split is
+ * logged once.
+ */
+export async function openServices(
+  config: Config,
+  logger?: Logger,
+  roles: ProcessRoles = { web: true, worker: config.runWorkers },
+): Promise<Services> {
+  const connections = connectionSplit(config, roles);
   logger ??= await createProcessLogger(
     config.logLevel,
     config.nodeEnv === 'development' && process.stdout.isTTY === true,
   );
+  logger.info(
+    {
+      connections,
+      connectionsMax: config.dbConnectionsMax ?? null,
+      replicaConnections: config.databaseReplicaUrls.length === 0 ? 0 : connections.orm,
+    },
+    'PostgreSQL connections this process may hold',
+  );
   // libpq's default sslmode (prefer) is settled once, for every pool of the process.
   const databaseUrl = await settleSslmode(config.databaseUrl);
   const database = postgresConnection(databaseUrl, config.databaseCa);
-  const orm = await openOrm(databaseUrl, config.dbPoolMax, {
+  const orm = await openOrm(databaseUrl, connections.orm, {
     lockTimeoutMs: config.lockTimeoutMs,
     caPem: config.databaseCa,
   });
@@ -70,24 +87,39 @@ export async function openServices(config: Config, logger?: Logger): Promise<Ser
   const slots = new StreamSlots(redis, config.redisPrefix, config.streamsPerUser, error =>
     logger.warn({ err: error }, 'stream slots: Redis unavailable, counting in this process'),
   );
-  const streamPool = new RowStreams(
-    database,
-    config.streamsPerUser * STREAM_CONNECTIONS_PER_SLOT,
-    'stockroom-stream',
-  );
+  // A process without the web role opens no stream pools (pg pools connect on first use; one connection each
+  // keeps a script that streams working).
+  const streamPool = new RowStreams(database, Math.max(1, connections.streams), 'stockroom-stream');
   const rows = new CountedRowStreams(streamPool, slots);
-  const lists = new RowStreams(database, LIST_CONNECTIONS, 'stockroom-list');
+  const lists = new RowStreams(database, Math.max(1, connections.lists), 'stockroom-list');
+  // Without the worker role the consumers' pool keeps its own size (tests and scripts run jobs in process).
+  if (connections.consumers > 0) sizeConsumerPool(orm.em, connections.consumers);
   const spool = await AnswerSpool.open(config.streamSpoolDir, config.streamSpoolMaxBytes);
   const replicas =
     config.databaseReplicaUrls.length === 0
       ? undefined
       : await ReadReplicas.open(orm, config.databaseReplicaUrls, {
           maxLagMs: config.replicaMaxLagMs,
-          poolMax: config.dbPoolMax,
+          // Each replica's pool takes the ORM pool's size, on the replica's own connection limit.
+          poolMax: connections.orm,
           caPem: config.databaseCa,
           logger,
         });
-  return { config, logger, orm, redis, queues, i18n, probe, accounts, rows, lists, spool, replicas };
+  return {
+    config,
+    logger,
+    orm,
+    redis,
+    queues,
+    i18n,
+    probe,
+    accounts,
+    rows,
+    lists,
+    spool,
+    replicas,
+    connections,
+  };
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -26,7 +26,7 @@ await runScript(async () => {
     const { createDatabases } = await import('./create-databases.js');
     await createDatabases(config.databaseUrl, [], config.databaseCa);
   }
-  const services = await openServices(config);
+  const services = await openServices(config, undefined, { web, worker: workersWanted });
   const log = services.logger;
   await warnWhenAutovacuumIsOff(services.orm, log);
   if (roles.length === 0) {

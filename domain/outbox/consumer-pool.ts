@@ -4,6 +4,7 @@ import { nativePool } from '../shared/native-transaction.js';
 import { CONNECTION_LIFETIME_SECONDS, staggerConnectionLifetimes } from '../shared/connection-lifetimes.js';
 
 const pools = new WeakMap<object, Promise<pg.Pool>>();
+const sizes = new WeakMap<object, number>();
 
 /**
  * How the consumers' connections plan, set when each connection opens: every prepared statement keeps ONE
@@ -19,8 +20,16 @@ const pools = new WeakMap<object, Promise<pg.Pool>>();
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
-/** Statements of the consumers' runs at once per process (a run per consumer) and a look or two besides. */
+/**
+ * Statements of the consumers' runs at once per process (a run per consumer) and a look or two besides, unless
+ * the process's connection split (config/connection-budget.ts) sized it: sizeConsumerPool.
+ */
 const CONSUMER_CONNECTIONS = 8;
+
+/** The consumers' pool of the ORM connection `em` uses holds at most `max` connections (before its first use). */
+export function sizeConsumerPool(em: EntityManager, max: number): void {
+  sizes.set(em.getConnection(), max);
+}
 
 /**
  * The pool of the outbox consumers' batches: the ORM's connection settings and type parsers (the same rows as
@@ -37,7 +46,7 @@ export function consumerPool(em: EntityManager): Promise<pg.Pool> {
         // The spread read the ORM pool's staggered lifetime once: its base again, staggered below.
         maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
         min: 0,
-        max: CONSUMER_CONNECTIONS,
+        max: sizes.get(connection) ?? CONSUMER_CONNECTIONS,
         options: GENERIC_PLANS,
         // A consumer's batches wait for their partitions and the rebuild lock as long as it takes.
         lock_timeout: 0,
