@@ -10415,26 +10415,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The resource the path names does not exist */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "not_found",
-                     *       "message": "The requested resource was not found",
-                     *       "status": 404,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/stock-history/item/{itemId}",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.not.found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Too many streams of this user at once (STREAMS_PER_USER) */
             429: {
                 headers: {

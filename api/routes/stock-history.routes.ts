@@ -68,6 +68,7 @@ export const stockHistoryRoutes = (services: Services) => {
     params: Joi.ObjectSchema,
     page: typeof pageItemHistory,
     rows: (value: string) => SqlPart,
+    absentReadsEmpty = false,
   ): RouteDefinition => {
     const name = path.slice(path.lastIndexOf(':') + 1);
     return {
@@ -76,6 +77,7 @@ export const stockHistoryRoutes = (services: Services) => {
       summary,
       tag: TAG,
       access: 'auth',
+      absentReadsEmpty,
       stream: 'counted',
       request: { params, query: listHistoryQuery },
       responses: { 200: { description: 'Entries', schema: pageOrList, headers: NEXT_LINK } },
@@ -120,6 +122,7 @@ export const stockHistoryRoutes = (services: Services) => {
       historyItemParams,
       pageItemHistory,
       itemHistoryQuery,
+      true,
     ),
     entriesOfOne(
       '/api/stock-history/reason/:reason',
