@@ -1,31 +1,21 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
-import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { waitFor } from '../support/wait-for.js';
 import { AnalyticsOracle } from '../support/analytics-oracle.js';
-import { startWorkers, type RunningWorkers } from '../../workers/main.js';
+import { inventorySuite } from '../support/inventory-suite.js';
 
-describe('Purchasing: cost at receipt in the analytics (N11)', function () {
+describe('Purchasing: cost at receipt in the analytics (the financial summary)', function () {
   this.timeout(120000);
-  let admin: TestUser;
-  let user: TestUser;
-  let workers: RunningWorkers;
-
-  before(async () => {
-    admin = await createUser(testApp().services, 'ROLE_ADMIN', 'admin');
-    user = await createUser(testApp().services, 'ROLE_USER');
-    workers = startWorkers(testApp().services, { clock: false });
-  });
-  after(async () => workers.close());
+  const fx = inventorySuite();
 
   const em = () => testApp().services.orm.em.fork();
   const today = () => new Date().toISOString().slice(0, 10);
 
   async function financial(supplierId: string) {
     const url = `/api/analytics/financial/summary?from=${today()}&to=${today()}&supplierId=${supplierId}`;
-    return (await api().get(url).set('Authorization', user.auth).expect(200)).body;
+    return (await api().get(url).set('Authorization', fx.user.auth).expect(200)).body;
   }
 
   async function settled(itemIds: string[]) {
@@ -34,12 +24,12 @@ describe('Purchasing: cost at receipt in the analytics (N11)', function () {
   }
 
   it('When goods are received at costs other than the item prices, then N11 books them as purchases at those costs, live and after a rebuild, equal to the oracle', async () => {
-    const supplier = await newSupplier(api(), admin.auth);
-    const a = await newItem(api(), admin.auth, supplier.id, { quantity: 10, price: 2.5 });
-    const b = await newItem(api(), admin.auth, supplier.id, { quantity: 0, price: 4 });
+    const supplier = await newSupplier(api(), fx.admin.auth);
+    const a = await newItem(api(), fx.admin.auth, supplier.id, { quantity: 10, price: 2.5 });
+    const b = await newItem(api(), fx.admin.auth, supplier.id, { quantity: 0, price: 4 });
     const draft = await api()
       .post('/api/purchase-orders')
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .send({
         supplierId: supplier.id,
         lines: [
@@ -49,11 +39,11 @@ describe('Purchasing: cost at receipt in the analytics (N11)', function () {
       })
       .expect(201);
     const orderId: string = draft.body.id;
-    await api().post(`/api/purchase-orders/${orderId}/order`).set('Authorization', admin.auth).expect(200);
+    await api().post(`/api/purchase-orders/${orderId}/order`).set('Authorization', fx.admin.auth).expect(200);
     const receive = (lines: unknown[]) =>
       api()
         .post(`/api/purchase-orders/${orderId}/receipts`)
-        .set('Authorization', user.auth)
+        .set('Authorization', fx.user.auth)
         .send({ lines })
         .expect(201);
     await receive([
@@ -63,21 +53,21 @@ describe('Purchasing: cost at receipt in the analytics (N11)', function () {
     await receive([{ itemId: a.id, quantity: 12 }]);
     await api()
       .patch(`/api/inventory/${a.id}/quantity?delta=-15&reason=SALE`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .expect(200);
     await settled([a.id, b.id]);
     // A reversal of the sale goes back in at the average the receipts made (not at the price).
-    const history = (await api().get(`/api/stock-history/item/${a.id}`).set('Authorization', user.auth))
+    const history = (await api().get(`/api/stock-history/item/${a.id}`).set('Authorization', fx.user.auth))
       .body as { id: string; reason: string }[];
     const sale = history.find(e => e.reason === 'SALE')!;
     await api()
       .post(`/api/stock-history/${sale.id}/reverse`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .send({})
       .expect(201);
     await api()
       .patch(`/api/inventory/${a.id}/quantity?delta=-4&reason=DAMAGED`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .expect(200);
     await settled([a.id, b.id]);
 
@@ -103,13 +93,13 @@ describe('Purchasing: cost at receipt in the analytics (N11)', function () {
     await em().execute('delete from analytics_total_day');
     const started = await api()
       .post('/api/admin/reports/rebuild')
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(202);
     const status = async () =>
       (
         await api()
           .get(`/api/admin/reports/rebuild/${started.body.jobId}`)
-          .set('Authorization', admin.auth)
+          .set('Authorization', fx.admin.auth)
           .expect(200)
       ).body;
     await waitFor(async () => ['completed', 'failed'].includes((await status()).state), 60000, 'the rebuild');
@@ -119,21 +109,21 @@ describe('Purchasing: cost at receipt in the analytics (N11)', function () {
     // The consumer goes on from the rebuilt running state: one more receipt and sale, still the oracle's.
     const second = await api()
       .post('/api/purchase-orders')
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .send({ supplierId: supplier.id, lines: [{ itemId: b.id, quantity: 3, unitCost: 9.99 }] })
       .expect(201);
     await api()
       .post(`/api/purchase-orders/${second.body.id}/order`)
-      .set('Authorization', admin.auth)
+      .set('Authorization', fx.admin.auth)
       .expect(200);
     await api()
       .post(`/api/purchase-orders/${second.body.id}/receipts`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .send({ lines: [{ itemId: b.id, quantity: 3 }] })
       .expect(201);
     await api()
       .patch(`/api/inventory/${b.id}/quantity?delta=-2&reason=SALE`)
-      .set('Authorization', user.auth)
+      .set('Authorization', fx.user.auth)
       .expect(200);
     await settled([a.id, b.id]);
     const after = await financial(supplier.id);
