@@ -324,7 +324,7 @@ async function markApplying(run: ImportRun): Promise<void> {
  * (validate again), an error when that happened APPLY_ATTEMPTS times or the failure is not about the plan.
  */
 async function apply(
-  { client, sql, id }: ImportRun,
+  { client, sql, id, options }: ImportRun,
   kind: ImportKind,
   importOptions: ImportOptions,
   validated: ImportReport,
@@ -333,6 +333,8 @@ async function apply(
   try {
     await client.query('begin');
     await sql(`set local lock_timeout = '${APPLY_LOCK_TIMEOUT}'`);
+    // A shutdown that came while no statement ran (its cancel found nothing to stop) hands back here.
+    if (options.signal?.aborted) throw new HandedBack();
     const { events, ...counts } = await kind.apply(sql, importOptions);
     const report = { ...validated, ...counts, applied: true };
     await sql(finishSql('applying'), [JSON.stringify(report), id]);

@@ -89,7 +89,8 @@ describe('Deadlocks and serialization failures (R10)', function () {
       bad.map(r => `${r.status} ${JSON.stringify(r.body)}`),
       'answers other than 200/409',
     ).to.deep.equal([]);
-    expect(JSON.stringify(answers.map(r => r.body))).not.to.match(/40P01|40001|deadlock|serializ/i);
+    // SQLSTATEs as words: a uuid or a random name may hold the digits 40001 by chance.
+    expect(JSON.stringify(answers.map(r => r.body))).not.to.match(/\b40P01\b|\b40001\b|deadlock|serializ/i);
     // Batches never clash on a name: all succeed.
     expect(answers.slice(0, 80).map(r => r.status)).to.deep.equal(new Array(80).fill(200));
 
