@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/env.js';
 import { openOrm } from '../config/database.js';
-import { rebuildRollups } from '../domain/analytics/rebuild-rollups.js';
+import { rebuildRollups } from '../domain/analytics/rebuild/rebuild-rollups.js';
 import { runScript } from './run-script.js';
 
 /**

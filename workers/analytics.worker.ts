@@ -1,8 +1,8 @@
 import type { Processor } from './start-worker.js';
 import { drainOnDoorbell } from './drain-on-doorbell.js';
 import { ANALYTICS_CONSUMER } from '../domain/outbox/consumers.js';
-import { foldPendingEvents } from '../domain/analytics/fold-pending-events.js';
-import { takeDailySnapshot } from '../domain/analytics/take-daily-snapshot.js';
+import { foldPendingEvents } from '../domain/analytics/fold/fold-pending-events.js';
+import { takeDailySnapshot } from '../domain/analytics/fold/take-daily-snapshot.js';
 
 /**
  * The analytics queue: the doorbell (`fold`: every pending event into the rollups, in batches per partition)

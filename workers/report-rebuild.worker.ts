@@ -1,5 +1,5 @@
 import type { Processor } from './start-worker.js';
-import { rebuildRollups } from '../domain/analytics/rebuild-rollups.js';
+import { rebuildRollups } from '../domain/analytics/rebuild/rebuild-rollups.js';
 import {
   requestReplenishmentRun,
   RUN_JOB_PREFIX,

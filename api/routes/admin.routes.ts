@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import type { Services } from '../../config/services.js';
 import { defineRoutes } from '../routing/route-definition.js';
-import { requestRebuild } from '../../domain/analytics/request-rebuild.js';
-import { getJobStatus, getRebuildStatus } from '../../domain/analytics/get-rebuild-status.js';
+import { requestRebuild } from '../../domain/analytics/rebuild/request-rebuild.js';
+import { getJobStatus, getRebuildStatus } from '../../domain/analytics/rebuild/get-rebuild-status.js';
 import { requestIntegrityCheck } from '../../domain/stock-history/request-integrity-check.js';
 
 const status = Joi.object({

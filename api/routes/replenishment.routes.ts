@@ -7,7 +7,7 @@ import { createDraftOrders } from '../../domain/replenishment/create-draft-order
 import { purchaseOrderViewSchema } from '../../domain/purchasing/purchasing.schemas.js';
 import { parsePageRequest } from '../../domain/shared/paging.js';
 import { isUuid } from '../../domain/shared/sql.js';
-import { getJobStatus } from '../../domain/analytics/get-rebuild-status.js';
+import { getJobStatus } from '../../domain/analytics/rebuild/get-rebuild-status.js';
 import {
   requestReplenishmentRun,
   RUN_JOB_PREFIX,

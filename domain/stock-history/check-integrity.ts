@@ -4,7 +4,7 @@ import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.
 import { pendingForSql } from '../outbox/pending-events.js';
 import { nativePool } from '../shared/native-transaction.js';
 import { numericToCents } from '../shared/money.js';
-import { latestDayRow } from '../analytics/latest-day-row.js';
+import { latestDayRow } from '../analytics/queries/latest-day-row.js';
 import { ItemStates } from './item-states.js';
 import { scanHistory } from './scan-history.js';
 import { onOrderDrift } from './on-order-drift.js';

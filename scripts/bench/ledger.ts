@@ -5,7 +5,7 @@ import pg from 'pg';
 import { loadConfig } from '../../config/env.js';
 import { closeServices, openServices } from '../../config/services.js';
 import { requestIntegrityCheck } from '../../domain/stock-history/request-integrity-check.js';
-import { getJobStatus } from '../../domain/analytics/get-rebuild-status.js';
+import { getJobStatus } from '../../domain/analytics/rebuild/get-rebuild-status.js';
 import { startProcfileProcess, treeRss, waitForLogLine } from './processes.js';
 import { createDatabases } from '../create-databases.js';
 import { itemAsOf } from '../../domain/inventory/item-as-of.js';

@@ -9,8 +9,8 @@ import { waitForItemConsumersDone } from '../support/settle.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 import { AnalyticsOracle } from '../support/analytics-oracle.js';
-import { financialSummary } from '../../domain/analytics/financial-summary.js';
-import { monthlyStockMovement } from '../../domain/analytics/monthly-stock-movement.js';
+import { financialSummary } from '../../domain/analytics/queries/financial-summary.js';
+import { monthlyStockMovement } from '../../domain/analytics/queries/monthly-stock-movement.js';
 
 /** A worker process of its own (the Procfile's `worker` line), sharing the test's database and queue prefix. */
 function spawnWorker(env: NodeJS.ProcessEnv): ChildProcess {

@@ -12,8 +12,8 @@ import { waitFor } from '../support/wait-for.js';
 import { pendingForSql } from '../../domain/outbox/pending-events.js';
 import { OUTBOX_CONSUMERS } from '../../domain/outbox/consumers.js';
 import { AnalyticsOracle } from '../support/analytics-oracle.js';
-import { financialSummary } from '../../domain/analytics/financial-summary.js';
-import { monthlyStockMovement } from '../../domain/analytics/monthly-stock-movement.js';
+import { financialSummary } from '../../domain/analytics/queries/financial-summary.js';
+import { monthlyStockMovement } from '../../domain/analytics/queries/monthly-stock-movement.js';
 
 const WRITES = 600;
 const KILL_AT = 200;

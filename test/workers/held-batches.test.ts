@@ -4,7 +4,7 @@ import { testApp } from '../setup/hooks.js';
 import { createItem, createSupplier, recordStockChange } from '../support/stock-events.js';
 import { ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
 import { drainConsumer, OUTBOX_PARTITIONS } from '../../domain/outbox/drain-consumer.js';
-import { foldPendingEvents } from '../../domain/analytics/fold-pending-events.js';
+import { foldPendingEvents } from '../../domain/analytics/fold/fold-pending-events.js';
 import { consumerPool } from '../../domain/outbox/consumer-pool.js';
 import type pg from 'pg';
 import {

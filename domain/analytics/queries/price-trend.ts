@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { numericToNumber } from '../shared/money.js';
+import { numericToNumber } from '../../shared/money.js';
 
 export interface PricePoint {
   timestamp: string;

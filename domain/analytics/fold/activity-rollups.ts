@@ -1,5 +1,5 @@
-import type { SqlRun } from '../shared/native-transaction.js';
-import { byKey } from '../shared/sql.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
+import { byKey } from '../../shared/sql.js';
 
 /**
  * The activity rollups that stay the same size however busy an item is (see the DashboardRollups migration):

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { numericUnits } from './binary-copy.js';
-import { toUnits } from './decimal.js';
+import { toUnits } from '../decimal.js';
 import { rollupEvent, type RollupEvent, type RollupFold } from './rollup-fold.js';
-import { BinaryCopyReader, readInt8 } from '../shared/binary-copy-reader.js';
+import { BinaryCopyReader, readInt8 } from '../../shared/binary-copy-reader.js';
 
 const FIELDS = 13;
 

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { STOCK_CHANGED } from '../outbox/events.js';
-import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.js';
-import { pendingForSql } from '../outbox/pending-events.js';
-import { nativePool, type SqlRun } from '../shared/native-transaction.js';
-import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../outbox/rebuild-lock.js';
-import { ACTIVITY_ROLLUPS, deriveActivityRollups } from './activity-rollups.js';
+import { STOCK_CHANGED } from '../../outbox/events.js';
+import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../outbox/consumers.js';
+import { pendingForSql } from '../../outbox/pending-events.js';
+import { nativePool, type SqlRun } from '../../shared/native-transaction.js';
+import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../../outbox/rebuild-lock.js';
+import { ACTIVITY_ROLLUPS, deriveActivityRollups } from '../fold/activity-rollups.js';
 import { BinaryCopyWriter } from './binary-copy.js';
 import { refoldItems } from './refold-items.js';
 import {
@@ -25,9 +25,9 @@ import {
   swapRebuiltTables,
 } from './rollup-tables.js';
 import { scanEvents, type PendingEvent } from './scan-events.js';
-import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
-import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
-import { DAY_SUMS } from './write-rollups.js';
+import { deriveReasonRollups, REASON_ROLLUP_TABLES } from '../fold/reason-rollups.js';
+import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from '../fold/bucket-totals.js';
+import { DAY_SUMS } from '../fold/write-rollups.js';
 
 export interface RebuildResult {
   items: number;

@@ -1,8 +1,8 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
-import { WAC_BUCKET_COLUMNS } from './activity-rollups.js';
+import { WAC_BUCKET_COLUMNS } from '../fold/activity-rollups.js';
 import { ByteDictionary } from './byte-dictionary.js';
-import { formatUnits } from './decimal.js';
-import { applyReversal, applyWac, wacBooking, type WacMove } from './wac.js';
+import { formatUnits } from '../decimal.js';
+import { applyReversal, applyWac, wacBooking, type WacMove } from '../wac.js';
 
 /** Columns of the rows the fold writes, in the order it writes them. */
 export const DAY_COPY_COLUMNS = [

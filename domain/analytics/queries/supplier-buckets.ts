@@ -1,5 +1,5 @@
-import type { SqlPart } from '../shared/sql.js';
-import { addDays, SUPPORTED_DATES } from './date-params.js';
+import type { SqlPart } from '../../shared/sql.js';
+import { addDays, SUPPORTED_DATES } from '../date-params.js';
 
 /** First day of the month of `day` (yyyy-MM-dd). */
 const monthOf = (day: string) => `${day.slice(0, 7)}-01`;

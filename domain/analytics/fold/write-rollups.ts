@@ -1,4 +1,4 @@
-import { formatUnits } from './decimal.js';
+import { formatUnits } from '../decimal.js';
 import {
   BUCKET_SUMS,
   pairTotalsUpsert,

@@ -1,6 +1,6 @@
-import type { QueueProducer } from '../queues/queue-producer.js';
-import type { QueueName } from '../queues/queue-names.js';
-import { NotFoundError } from '../shared/errors.js';
+import type { QueueProducer } from '../../queues/queue-producer.js';
+import type { QueueName } from '../../queues/queue-names.js';
+import { NotFoundError } from '../../shared/errors.js';
 
 export interface RebuildStatus {
   jobId: string;

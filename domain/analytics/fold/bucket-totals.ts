@@ -1,4 +1,4 @@
-import type { SqlRun } from '../shared/native-transaction.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
 import { BUCKET_SUMS, rollupSlot } from './activity-rollups.js';
 
 /**

@@ -11,7 +11,7 @@ import {
   type MonthlyMovement,
 } from './monthly-stock-movement.js';
 import { stockPerSupplierQuery, toSupplierStock, type SupplierStock } from './stock-per-supplier.js';
-import type { SqlPart } from '../shared/sql.js';
+import type { SqlPart } from '../../shared/sql.js';
 
 export interface DashboardSummary {
   stockPerSupplier: SupplierStock[];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { QueueProducer } from '../queues/queue-producer.js';
+import type { QueueProducer } from '../../queues/queue-producer.js';
 
 /**
  * Enqueues a rollup rebuild, single-flight: while a rebuild is waiting or running, its job id is returned

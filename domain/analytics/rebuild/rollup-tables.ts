@@ -1,4 +1,4 @@
-import type { SqlRun } from '../shared/native-transaction.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
 
 /** The name of a rollup's table while a rebuild fills it (until the swap gives it the rollup's name). */
 export const rebuiltName = (table: string): string => `${table}_rebuild`;

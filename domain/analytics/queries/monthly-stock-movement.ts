@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SqlPart } from '../shared/sql.js';
+import type { SqlPart } from '../../shared/sql.js';
 import { supplierBuckets } from './supplier-buckets.js';
 
 export interface MonthlyMovement {

@@ -1,8 +1,8 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
-import { toUnits } from './decimal.js';
-import { foldItemEvents, type DayRow, type FoldEvent, type ReasonRow } from './fold-item-events.js';
-import type { WacState } from './wac.js';
-import type { SqlRun } from '../shared/native-transaction.js';
+import { toUnits } from '../decimal.js';
+import { foldItemEvents, type DayRow, type FoldEvent, type ReasonRow } from '../fold/fold-item-events.js';
+import type { WacState } from '../wac.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
 
 const EVENTS_PER_READ = 20_000;
 const EPOCH_2000 = Date.UTC(2000, 0, 1);

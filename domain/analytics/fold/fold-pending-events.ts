@@ -1,9 +1,9 @@
-import { STOCK_CHANGED } from '../outbox/events.js';
-import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../outbox/consumers.js';
-import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../outbox/pending-events.js';
-import { byKey } from '../shared/sql.js';
-import type { SqlRun } from '../shared/native-transaction.js';
-import { toUnits } from './decimal.js';
+import { STOCK_CHANGED } from '../../outbox/events.js';
+import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../../outbox/consumers.js';
+import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../../outbox/pending-events.js';
+import { byKey } from '../../shared/sql.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
+import { toUnits } from '../decimal.js';
 import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
 import { foldWritesParams, foldWritesSql } from './write-rollups.js';
 

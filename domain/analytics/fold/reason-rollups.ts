@@ -1,4 +1,4 @@
-import type { SqlRun } from '../shared/native-transaction.js';
+import type { SqlRun } from '../../shared/native-transaction.js';
 import { rollupSlot } from './activity-rollups.js';
 
 /**

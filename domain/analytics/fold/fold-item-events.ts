@@ -1,5 +1,5 @@
-import { toUnits } from './decimal.js';
-import { applyReversal, applyWac, type WacState } from './wac.js';
+import { toUnits } from '../decimal.js';
+import { applyReversal, applyWac, type WacState } from '../wac.js';
 
 /** The supplier key of an event without a supplier (primary keys cannot hold null). */
 export const NO_SUPPLIER = '00000000-0000-0000-0000-000000000000';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { numericToNumber } from '../shared/money.js';
-import type { SqlPart } from '../shared/sql.js';
+import { numericToNumber } from '../../shared/money.js';
+import type { SqlPart } from '../../shared/sql.js';
 
 export interface SupplierStock {
   supplierId: string;

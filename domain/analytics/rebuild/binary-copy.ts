@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { COPY_SIGNATURE } from '../shared/binary-copy-reader.js';
+import { COPY_SIGNATURE } from '../../shared/binary-copy-reader.js';
 
 /** COPY's binary header: signature, flags (0) and header-extension length (0). */
 const HEADER = Buffer.concat([COPY_SIGNATURE, Buffer.alloc(8)]);

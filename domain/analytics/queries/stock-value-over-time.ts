@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { numericToNumber } from '../shared/money.js';
+import { numericToNumber } from '../../shared/money.js';
 import { latestDayRow } from './latest-day-row.js';
 
 export interface StockValuePoint {

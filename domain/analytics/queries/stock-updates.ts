@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { likePattern } from './reason-breakdown.js';
-import { ValidationError } from '../shared/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 
 export interface StockUpdateRow {
   itemId: string;

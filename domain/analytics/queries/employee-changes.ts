@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { orderByClause, springPage, type PageRequest, type SpringPage } from '../shared/paging.js';
+import { orderByClause, springPage, type PageRequest, type SpringPage } from '../../shared/paging.js';
 import {
   STOCK_UPDATE_COLUMNS,
   stockUpdateWhere,

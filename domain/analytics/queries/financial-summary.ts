@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { supplierBuckets } from './supplier-buckets.js';
-import { divRound, toUnits, unitsToMoney, unitsToNumber4 } from './decimal.js';
+import { divRound, toUnits, unitsToMoney, unitsToNumber4 } from '../decimal.js';
 import { latestDayRow } from './latest-day-row.js';
 
 const COST_BUCKETS = ['purchases', 'returns_in', 'cogs', 'write_off'].flatMap(b => [`${b}_qty`, `${b}_cost`]);
