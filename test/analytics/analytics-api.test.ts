@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { api, testApp } from '../setup/hooks.js';
+import { api, ownDatabase, testApp, testDatabaseUrl } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
@@ -9,6 +9,8 @@ import { AnalyticsOracle } from '../support/analytics-oracle.js';
 const at = (iso: string) => new Date(iso);
 
 describe('Analytics API (N1-N11, X1-X3)', () => {
+  // Answers over every supplier compare the whole database with the oracle.
+  ownDatabase('analytics_api');
   let workers: RunningWorkers;
   let user: TestUser;
   let admin: TestUser;
@@ -425,7 +427,10 @@ describe('Analytics API (N1-N11, X1-X3)', () => {
     describe('in demo mode', () => {
       let demo: TestApp;
       before(async () => {
-        demo = await startTestApp({ APP_DEMO_READONLY: 'true' }, { migrate: false });
+        demo = await startTestApp(
+          { APP_DEMO_READONLY: 'true', DATABASE_URL: testDatabaseUrl() },
+          { migrate: false },
+        );
       });
       after(async () => {
         await demo.close();

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import pg from 'pg';
 import cron from 'node-cron';
-import { api, testApp } from '../setup/hooks.js';
+import { api, ownDatabase, testApp, testDatabaseUrl } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { startWorkers, type RunningWorkers } from '../../workers/main.js';
 import { SCHEDULES } from '../../workers/clock.js';
@@ -21,12 +21,13 @@ import { buildHistory, historyArb, type Built } from '../support/random-history.
 import { compareAll, probeArb } from '../support/analytics-compare.js';
 import { publishEvents } from '../../domain/outbox/publish-events.js';
 import { ALERTS_CONSUMER, ANALYTICS_CONSUMER } from '../../domain/outbox/consumers.js';
-import { TEST_DATABASE_URL } from '../support/test-env.js';
 
 const run = promisify(execFile);
 
 describe('Report rebuild, schedules and the queue dashboard', function () {
   this.timeout(120000);
+  // Its rebuilds and answers over every supplier span the whole database.
+  ownDatabase('report_rebuild');
   let workers: RunningWorkers;
   let admin: TestUser;
   let user: TestUser;
@@ -206,7 +207,7 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
     )[0].n;
   /** A reader that keeps the day rollup open in a transaction: the rebuild's swap waits for it. */
   const holdDayRollup = async () => {
-    const reader = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    const reader = new pg.Client({ connectionString: testDatabaseUrl() });
     await reader.connect();
     await reader.query('begin');
     await reader.query('select count(*) from analytics_item_day');
@@ -253,7 +254,7 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
     const reader = await holdDayRollup();
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/rebuild-reports.ts'], {
-        env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+        env: { ...process.env, DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'silent' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let output = '';
@@ -318,7 +319,7 @@ describe('Report rebuild, schedules and the queue dashboard', function () {
 
   it('When `npm run reports:rebuild` runs, then it rebuilds from the command line', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/rebuild-reports.ts'], {
-      env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'silent' },
     });
     expect(stdout).to.match(/rebuild: 100%/);
     expect(stdout).to.match(/rebuild done: \d+ events/);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { api, testApp } from '../setup/hooks.js';
+import { api, ownDatabase, testApp } from '../setup/hooks.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { waitFor } from '../support/wait-for.js';
@@ -8,6 +8,8 @@ import { inventorySuite } from '../support/inventory-suite.js';
 
 describe('Purchasing: cost at receipt in the analytics (the financial summary)', function () {
   this.timeout(120000);
+  // Its rebuild swaps the rollups of the whole database, and no other suite's rebuild job may run here.
+  ownDatabase('receipt_analytics');
   const fx = inventorySuite();
 
   const em = () => testApp().services.orm.em.fork();
