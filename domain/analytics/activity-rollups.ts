@@ -93,19 +93,33 @@ export const supplierBucketUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The rollups deriveActivityRollups fills. */
-export const ACTIVITY_ROLLUPS = ['analytics_item_supplier', ...SUPPLIER_TABLES.map(t => t.table)];
+/** The pair totals the rebuild derives from the item-day rows (derivePairTotals). */
+export const PAIR_ROLLUPS = ['analytics_item_supplier'];
+/** The supplier buckets the rebuild derives from the item-day rows (deriveSupplierBuckets), day then month. */
+export const SUPPLIER_BUCKET_ROLLUPS = SUPPLIER_TABLES.map(t => t.table);
 
 /**
- * The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows; `table`
- * names the table a rollup's rows are read from or written to (the rebuild's new tables).
+ * The rebuild's derivation of the (item, supplier) pair totals from the (complete) item-day rows; `table` names
+ * the table a rollup's rows are read from or written to (the rebuild's new tables).
  */
-export async function deriveActivityRollups(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
-  const days = table('analytics_item_day');
-  await sql(`insert into ${table('analytics_item_supplier')} (${PAIR_COLUMNS}) ${pairTotals(days)}`);
-  for (const target of SUPPLIER_TABLES)
+export async function derivePairTotals(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+  await sql(
+    `insert into ${table('analytics_item_supplier')} (${PAIR_COLUMNS}) ${pairTotals(table('analytics_item_day'))}`,
+  );
+}
+
+/**
+ * The rebuild's derivation of the supplier buckets, in slot 0 (readers sum over the slots): the day buckets from
+ * the (complete) item-day rows, the month buckets from the (fewer) day buckets.
+ */
+export async function deriveSupplierBuckets(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+  const sums = BUCKET_SUMS.map(c => `sum(${c})`).join(', ');
+  let source = table('analytics_item_day');
+  for (const target of SUPPLIER_TABLES) {
     await sql(
       `insert into ${table(target.table)} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
-       ${bucketSums(target, days)}`,
+       select ${target.bucket}, supplier_key, 0, ${sums} from ${source} group by 1, 2 order by 1, 2`,
     );
+    source = table(target.table);
+  }
 }

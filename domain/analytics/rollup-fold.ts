@@ -1,6 +1,7 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
 import { WAC_BUCKET_COLUMNS } from './activity-rollups.js';
 import { ByteDictionary } from './byte-dictionary.js';
+import { UuidDictionary } from '../shared/uuid-dictionary.js';
 import { formatUnits } from './decimal.js';
 import { applyReversal, applyWac, wacBooking, type WacMove } from './wac.js';
 
@@ -144,7 +145,7 @@ function divRound(num: number, den: number): number {
 /**
  * The rebuild's fold of every event (in event-id order) into the day, reason and user rows and the items' final
  * WAC state, written as binary COPY rows as soon as they are complete. Items, suppliers, names, reasons and
- * users are dense ids (ByteDictionary); each item's running state and its open day row live in typed arrays, so
+ * users are dense ids (UuidDictionary, ByteDictionary); each item's running state and its open day row live in typed arrays, so
  * an event is folded without allocating. Amounts are integers in units of 1e-4 held as numbers while they are
  * safe integers; an amount that is not goes to a bigint (the arithmetic of wac.ts, exactly).
  *
@@ -156,8 +157,8 @@ function divRound(num: number, den: number): number {
  * it; events of days already written go to late rows, merged by the caller (`lateDays`).
  */
 export class RollupFold {
-  readonly items = new ByteDictionary();
-  readonly suppliers = new ByteDictionary();
+  readonly items = new UuidDictionary();
+  readonly suppliers = new UuidDictionary();
   readonly names = new ByteDictionary();
   readonly reasons = new ByteDictionary();
   readonly users = new ByteDictionary();
@@ -211,14 +212,14 @@ export class RollupFold {
     private readonly days: number,
   ) {
     // The nil uuid is the key of "no supplier" (supplier id 0).
-    this.suppliers.idOf(Buffer.alloc(16), 0, 16);
+    this.suppliers.idAt(Buffer.alloc(16), 0);
   }
 
   /** Items whose rows refoldItems must write (their uuids). */
   revisitedItems(): string[] {
     const ids: string[] = [];
     for (let slot = 0; slot < this.items.size; slot++)
-      if (this.revisited[slot]) ids.push(uuidText(this.items.values[slot]));
+      if (this.revisited[slot]) ids.push(this.items.text(slot));
     return ids;
   }
 
@@ -369,7 +370,7 @@ export class RollupFold {
   writeItems(w: BinaryCopyWriter): void {
     for (let item = 0; item < this.items.size; item++) {
       w.row(ITEM_COPY_COLUMNS.length);
-      w.uuid(this.items.values[item], 0);
+      w.uuid(this.items.bytes, 16 * item);
       w.int4(this.q[item]);
       w.numeric(this.cOf(item));
       w.int8(this.lastEvent[item]);
@@ -444,17 +445,17 @@ export class RollupFold {
     const placed = this.revisited[item] === 1 ? null : this.place(item, supplier, day, row[at + ENTRIES]);
     const skip = placed === null;
     const duplicate = placed !== null && placed < 0;
-    const itemId = this.items.values[item];
-    const supplierKey = this.suppliers.values[supplier];
+    const uuids = this.items.bytes;
+    const supplierKeys = this.suppliers.bytes;
     for (let reason = 0, r = item * stride; reason < reasons; reason++, r++) {
       const entries = this.reasonEntries[r];
       if (entries === 0) continue;
       if (!skip) {
         const w = duplicate ? this.duplicateReasonRows : this.reasonRows;
         w.row(duplicate ? REASON_COPY_COLUMNS.length + 1 : REASON_COPY_COLUMNS.length);
-        w.uuid(itemId, 0);
+        w.uuid(uuids, 16 * item);
         w.date(day);
-        w.uuid(supplierKey, 0);
+        w.uuid(supplierKeys, 16 * supplier);
         w.text(this.reasons.values[reason]);
         w.text(this.names.values[this.reasonName[r]]);
         w.int4(entries);
@@ -471,9 +472,9 @@ export class RollupFold {
     if (duplicate) this.duplicates.push(item, day, supplier);
     const w = this.dayRows;
     w.row(DAY_COPY_COLUMNS.length);
-    w.uuid(itemId, 0);
+    w.uuid(uuids, 16 * item);
     w.date(day);
-    w.uuid(supplierKey, 0);
+    w.uuid(supplierKeys, 16 * supplier);
     const supplierName = row[at + SUPPLIER_NAME];
     if (supplierName < 0) w.null();
     else w.text(this.names.values[supplierName]);
@@ -541,9 +542,7 @@ export class RollupFold {
 
   /** Items with a pair whose running counts must be recounted (rows written out of day order). */
   dirtyItems(): string[] {
-    return [...this.dirty]
-      .filter(item => !this.revisited[item])
-      .map(item => uuidText(this.items.values[item]));
+    return [...this.dirty].filter(item => !this.revisited[item]).map(item => this.items.text(item));
   }
 
   /** The stream reached `day`: rows and user counts of days before the day before are written. */
@@ -582,7 +581,7 @@ export class RollupFold {
       const supplier = Math.floor(key / USERS);
       w.row(USER_COPY_COLUMNS.length);
       w.date(day);
-      w.uuid(this.suppliers.values[supplier], 0);
+      w.uuid(this.suppliers.bytes, 16 * supplier);
       w.text(this.users.values[key - supplier * USERS]);
       w.int2(0);
       w.int4(entries);
@@ -641,8 +640,3 @@ export class RollupFold {
     this.reasonStride = stride;
   }
 }
-
-export const uuidText = (bytes: Buffer): string => {
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
