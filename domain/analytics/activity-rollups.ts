@@ -93,20 +93,8 @@ export const supplierBucketUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The pair totals the rebuild derives from the item-day rows (derivePairTotals). */
-export const PAIR_ROLLUPS = ['analytics_item_supplier'];
 /** The supplier buckets the rebuild derives from the item-day rows (deriveSupplierBuckets), day then month. */
 export const SUPPLIER_BUCKET_ROLLUPS = SUPPLIER_TABLES.map(t => t.table);
-
-/**
- * The rebuild's derivation of the (item, supplier) pair totals from the (complete) item-day rows; `table` names
- * the table a rollup's rows are read from or written to (the rebuild's new tables).
- */
-export async function derivePairTotals(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
-  await sql(
-    `insert into ${table('analytics_item_supplier')} (${PAIR_COLUMNS}) ${pairTotals(table('analytics_item_day'))}`,
-  );
-}
 
 /**
  * The rebuild's derivation of the supplier buckets, in slot 0 (readers sum over the slots): the day buckets from

@@ -6,18 +6,14 @@ import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.
 import { pendingForSql } from '../outbox/pending-events.js';
 import { nativePool, type SqlRun } from '../shared/native-transaction.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../outbox/rebuild-lock.js';
-import {
-  derivePairTotals,
-  deriveSupplierBuckets,
-  PAIR_ROLLUPS,
-  SUPPLIER_BUCKET_ROLLUPS,
-} from './activity-rollups.js';
+import { deriveSupplierBuckets, SUPPLIER_BUCKET_ROLLUPS } from './activity-rollups.js';
 import { BinaryCopyWriter } from './binary-copy.js';
 import { finishRebuiltTables, type DerivedRollups } from './finish-rebuilt-tables.js';
 import { refoldItems } from './refold-items.js';
 import {
   DAY_COPY_COLUMNS,
   ITEM_COPY_COLUMNS,
+  PAIR_COPY_COLUMNS,
   REASON_COPY_COLUMNS,
   RollupFold,
   USER_COPY_COLUMNS,
@@ -52,7 +48,7 @@ const EVENTS_PER_READ = 100_000;
 const FOLDED = {
   days: ['analytics_item_day'],
   reasons: ['analytics_reason_day'],
-  users: ['analytics_user_day'],
+  users: ['analytics_user_day', 'analytics_item_supplier'],
 };
 
 /**
@@ -68,7 +64,6 @@ const ITEM_STATES = 'analytics_item';
  */
 const DERIVED: DerivedRollups[] = [
   { tables: SUPPLIER_BUCKET_ROLLUPS, sources: FOLDED.days, derive: deriveSupplierBuckets },
-  { tables: PAIR_ROLLUPS, sources: FOLDED.days, derive: derivePairTotals },
   { tables: REASON_ROLLUP_TABLES, sources: FOLDED.reasons, derive: deriveReasonRollups },
   { tables: BUCKET_TOTAL_TABLES, sources: SUPPLIER_BUCKET_ROLLUPS, derive: deriveBucketTotals },
 ];
@@ -338,8 +333,14 @@ async function scanAndFold(
   return fold;
 }
 
-/** Merges the user rows of days written twice (RollupFold.lateDays) and commits them. */
+/**
+ * Writes the pair totals (RollupFold.writePairs), merges the user rows of days written twice
+ * (RollupFold.lateDays) and commits both.
+ */
 async function finishUserRows(c: Connections, fold: RollupFold): Promise<void> {
+  const pairs = copyInto(c.users, 'analytics_item_supplier', PAIR_COPY_COLUMNS);
+  fold.writePairs(pairs);
+  await pairs.end();
   const late = fold.lateDays();
   const table = rebuiltName('analytics_user_day');
   if (late.length > 0)

@@ -36,6 +36,15 @@ export const REASON_COPY_COLUMNS = [
 ];
 export const USER_COPY_COLUMNS = ['day', 'supplier_key', 'created_by', 'slot', 'entries'];
 export const ITEM_COPY_COLUMNS = ['item_id', 'wac_q', 'wac_c', 'last_event_id'];
+export const PAIR_COPY_COLUMNS = [
+  'item_id',
+  'supplier_key',
+  'first_day',
+  'last_day',
+  'entries',
+  'item_name',
+  'last_event_id',
+];
 
 /**
  * One event as the fold takes it. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason`
@@ -110,12 +119,33 @@ const BUCKETS: Record<WacMove['bucket'], number> = {
   writeOff: WRITE_OFF_QTY,
 };
 
+/**
+ * An (item, supplier) pair: the running count of its rows as written (`running`, `lastDay`, `tree`) and its
+ * totals over every event (the pair totals' row: `entries`, the first and last day, and the item name and event
+ * id of its latest event by day then event id).
+ */
 interface Pair {
   running: number;
   lastDay: number;
   /** Entries by day (a Fenwick tree over the days); null without one (the memory budget). */
   tree: Float64Array | null | undefined;
+  entries: number;
+  firstDay: number;
+  latestDay: number;
+  latestName: number;
+  latestEvent: number;
 }
+
+const newPair = (): Pair => ({
+  running: 0,
+  lastDay: NONE,
+  tree: undefined,
+  entries: 0,
+  firstDay: Infinity,
+  latestDay: NONE,
+  latestName: 0,
+  latestEvent: 0,
+});
 
 /** Memory for the pairs' day indexes (beyond it, pairs out of day order are folded again, item by item). */
 const INDEX_BUDGET = 32 * 1024 * 1024;
@@ -377,6 +407,28 @@ export class RollupFold {
     }
   }
 
+  /** Writes the pair totals (analytics_item_supplier rows) after the last event. */
+  writePairs(w: BinaryCopyWriter): void {
+    const write = (item: number, supplier: number, pair: Pair) => {
+      w.row(PAIR_COPY_COLUMNS.length);
+      w.uuid(this.items.bytes, 16 * item);
+      w.uuid(this.suppliers.bytes, 16 * supplier);
+      w.date(pair.firstDay);
+      w.date(pair.latestDay);
+      w.int8(pair.entries);
+      w.text(this.names.values[pair.latestName]);
+      w.int8(pair.latestEvent);
+    };
+    for (let item = 0; item < this.items.size; item++) {
+      const pair = this.firstPairs[item];
+      if (pair) write(item, this.firstSuppliers[item], pair);
+    }
+    for (const [key, pair] of this.otherPairs) {
+      const item = Math.floor(key / SUPPLIERS);
+      write(item, key - item * SUPPLIERS, pair);
+    }
+  }
+
   private cOf(item: number): number | bigint {
     const c = this.c[item];
     return c === c ? c : this.big.get(-1 - item)!;
@@ -442,7 +494,16 @@ export class RollupFold {
     const reasons = this.reasons.size;
     const at = item * F;
     const row = this.row;
-    const placed = this.revisited[item] === 1 ? null : this.place(item, supplier, day, row[at + ENTRIES]);
+    const pair = this.pairOf(item, supplier);
+    // Runs of a pair close in event order: the latest of a day is the last closed.
+    pair.entries += row[at + ENTRIES];
+    if (day < pair.firstDay) pair.firstDay = day;
+    if (day >= pair.latestDay) {
+      pair.latestDay = day;
+      pair.latestName = row[at + ITEM_NAME];
+      pair.latestEvent = row[at + LAST_EVENT];
+    }
+    const placed = this.revisited[item] === 1 ? null : this.place(pair, item, day, row[at + ENTRIES]);
     const skip = placed === null;
     const duplicate = placed !== null && placed < 0;
     const uuids = this.items.bytes;
@@ -503,8 +564,7 @@ export class RollupFold {
    * are then stale, and the pair "dirty" (dirtyItems: recounted in SQL). Pairs whose trees would pass the memory
    * budget keep a plain running count, and their item is folded again if its rows come out of day order.
    */
-  private place(item: number, supplier: number, day: number, entries: number): number | null {
-    const pair = this.pairOf(item, supplier);
+  private place(pair: Pair, item: number, day: number, entries: number): number | null {
     const i = day - this.firstDay;
     if (pair.tree === undefined) {
       const bytes = 8 * (this.days + 1);
@@ -520,11 +580,15 @@ export class RollupFold {
       return (pair.running += entries);
     }
     const tree = pair.tree;
-    const present = prefix(tree, i) - prefix(tree, i - 1) > 0;
-    if (present || day < pair.lastDay) this.dirty.add(item);
     for (let k = i + 1; k < tree.length; k += k & -k) tree[k] += entries;
+    if (day > pair.lastDay) {
+      // After every row of the pair so far: its running count is the pair's.
+      pair.lastDay = day;
+      return (pair.running += entries);
+    }
+    const present = prefix(tree, i) - entries - prefix(tree, i - 1) > 0;
+    this.dirty.add(item);
     pair.running += entries;
-    if (day > pair.lastDay) pair.lastDay = day;
     return present ? -1 : prefix(tree, i);
   }
 
@@ -532,11 +596,11 @@ export class RollupFold {
     const first = this.firstSuppliers[item];
     if (first === undefined || first === supplier) {
       this.firstSuppliers[item] = supplier;
-      return (this.firstPairs[item] ??= { running: 0, lastDay: NONE, tree: undefined });
+      return (this.firstPairs[item] ??= newPair());
     }
     const key = item * SUPPLIERS + supplier;
     let pair = this.otherPairs.get(key);
-    if (!pair) this.otherPairs.set(key, (pair = { running: 0, lastDay: NONE, tree: undefined }));
+    if (!pair) this.otherPairs.set(key, (pair = newPair()));
     return pair;
   }
 
