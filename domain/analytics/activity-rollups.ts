@@ -93,21 +93,18 @@ export const supplierBucketUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The supplier buckets the rebuild derives from the item-day rows (deriveSupplierBuckets), day then month. */
-export const SUPPLIER_BUCKET_ROLLUPS = SUPPLIER_TABLES.map(t => t.table);
+/** The supplier buckets per day (written by the rebuild's fold) and per month. */
+export const [SUPPLIER_DAY_ROLLUP, SUPPLIER_MONTH_ROLLUP] = SUPPLIER_TABLES.map(t => t.table);
 
 /**
- * The rebuild's derivation of the supplier buckets, in slot 0 (readers sum over the slots): the day buckets from
- * the (complete) item-day rows, the month buckets from the (fewer) day buckets.
+ * The rebuild's derivation of the month buckets from the (complete) day buckets, in slot 0 (readers sum over
+ * the slots); `table(rollup)` names the table a rollup is rebuilt in.
  */
-export async function deriveSupplierBuckets(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
-  const sums = BUCKET_SUMS.map(c => `sum(${c})`).join(', ');
-  let source = table('analytics_item_day');
-  for (const target of SUPPLIER_TABLES) {
-    await sql(
-      `insert into ${table(target.table)} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
-       select ${target.bucket}, supplier_key, 0, ${sums} from ${source} group by 1, 2 order by 1, 2`,
-    );
-    source = table(target.table);
-  }
+export async function deriveSupplierMonths(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+  const [day, month] = SUPPLIER_TABLES;
+  await sql(
+    `insert into ${table(month.table)} (${month.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
+     select ${month.bucket}, supplier_key, 0, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+     from ${table(day.table)} group by 1, 2 order by 1, 2`,
+  );
 }

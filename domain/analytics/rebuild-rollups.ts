@@ -6,7 +6,7 @@ import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../outbox/consumers.
 import { pendingForSql } from '../outbox/pending-events.js';
 import { nativePool, type SqlRun } from '../shared/native-transaction.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../outbox/rebuild-lock.js';
-import { deriveSupplierBuckets, SUPPLIER_BUCKET_ROLLUPS } from './activity-rollups.js';
+import { deriveSupplierMonths, SUPPLIER_DAY_ROLLUP, SUPPLIER_MONTH_ROLLUP } from './activity-rollups.js';
 import { BinaryCopyWriter } from './binary-copy.js';
 import { finishRebuiltTables, type DerivedRollups } from './finish-rebuilt-tables.js';
 import { refoldItems } from './refold-items.js';
@@ -14,6 +14,8 @@ import {
   DAY_COPY_COLUMNS,
   ITEM_COPY_COLUMNS,
   PAIR_COPY_COLUMNS,
+  REASON_SUPPLIER_COPY_COLUMNS,
+  SUPPLIER_DAY_COPY_COLUMNS,
   REASON_COPY_COLUMNS,
   RollupFold,
   USER_COPY_COLUMNS,
@@ -26,7 +28,7 @@ import {
   swapRebuiltTables,
 } from './rollup-tables.js';
 import { scanEvents, type PendingEvent } from './scan-events.js';
-import { deriveReasonRollups, REASON_ROLLUP_TABLES } from './reason-rollups.js';
+import { deriveReasonTotals, REASON_SUPPLIER_ROLLUP, REASON_TOTAL_ROLLUP } from './reason-rollups.js';
 import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from './bucket-totals.js';
 import { DAY_SUMS } from './write-rollups.js';
 
@@ -48,7 +50,7 @@ const EVENTS_PER_READ = 100_000;
 const FOLDED = {
   days: ['analytics_item_day'],
   reasons: ['analytics_reason_day'],
-  users: ['analytics_user_day', 'analytics_item_supplier'],
+  users: ['analytics_user_day', 'analytics_item_supplier', SUPPLIER_DAY_ROLLUP, REASON_SUPPLIER_ROLLUP],
 };
 
 /**
@@ -63,9 +65,13 @@ const ITEM_STATES = 'analytics_item';
  * added here is rebuilt, indexed and swapped with the others.
  */
 const DERIVED: DerivedRollups[] = [
-  { tables: SUPPLIER_BUCKET_ROLLUPS, sources: FOLDED.days, derive: deriveSupplierBuckets },
-  { tables: REASON_ROLLUP_TABLES, sources: FOLDED.reasons, derive: deriveReasonRollups },
-  { tables: BUCKET_TOTAL_TABLES, sources: SUPPLIER_BUCKET_ROLLUPS, derive: deriveBucketTotals },
+  { tables: [SUPPLIER_MONTH_ROLLUP], sources: [SUPPLIER_DAY_ROLLUP], derive: deriveSupplierMonths },
+  { tables: [REASON_TOTAL_ROLLUP], sources: [REASON_SUPPLIER_ROLLUP], derive: deriveReasonTotals },
+  {
+    tables: BUCKET_TOTAL_TABLES,
+    sources: [SUPPLIER_DAY_ROLLUP, SUPPLIER_MONTH_ROLLUP],
+    derive: deriveBucketTotals,
+  },
 ];
 
 const ROLLUPS = [...Object.values(FOLDED).flat(), ...DERIVED.flatMap(d => d.tables)];
@@ -334,13 +340,20 @@ async function scanAndFold(
 }
 
 /**
- * Writes the pair totals (RollupFold.writePairs), merges the user rows of days written twice
+ * Writes the pair totals, the supplier day buckets and the reason rows per supplier (RollupFold.writePairs,
+ * writeSupplierDays, writeReasonDays), merges the user rows of days written twice
  * (RollupFold.lateDays) and commits both.
  */
 async function finishUserRows(c: Connections, fold: RollupFold): Promise<void> {
   const pairs = copyInto(c.users, 'analytics_item_supplier', PAIR_COPY_COLUMNS);
   fold.writePairs(pairs);
   await pairs.end();
+  const supplierDays = copyInto(c.users, SUPPLIER_DAY_ROLLUP, SUPPLIER_DAY_COPY_COLUMNS);
+  fold.writeSupplierDays(supplierDays);
+  await supplierDays.end();
+  const reasonDays = copyInto(c.users, REASON_SUPPLIER_ROLLUP, REASON_SUPPLIER_COPY_COLUMNS);
+  fold.writeReasonDays(reasonDays);
+  await reasonDays.end();
   const late = fold.lateDays();
   const table = rebuiltName('analytics_user_day');
   if (late.length > 0)

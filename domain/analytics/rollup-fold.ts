@@ -1,8 +1,9 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
-import { WAC_BUCKET_COLUMNS } from './activity-rollups.js';
+import { BUCKET_SUMS, WAC_BUCKET_COLUMNS } from './activity-rollups.js';
 import { ByteDictionary } from './byte-dictionary.js';
 import { UuidDictionary } from '../shared/uuid-dictionary.js';
 import { formatUnits } from './decimal.js';
+import { GroupSums } from './group-sums.js';
 import { applyReversal, applyWac, wacBooking, type WacMove } from './wac.js';
 
 /** Columns of the rows the fold writes, in the order it writes them. */
@@ -36,6 +37,16 @@ export const REASON_COPY_COLUMNS = [
 ];
 export const USER_COPY_COLUMNS = ['day', 'supplier_key', 'created_by', 'slot', 'entries'];
 export const ITEM_COPY_COLUMNS = ['item_id', 'wac_q', 'wac_c', 'last_event_id'];
+export const SUPPLIER_DAY_COPY_COLUMNS = ['day', 'supplier_key', ...BUCKET_SUMS];
+export const REASON_SUPPLIER_COPY_COLUMNS = [
+  'supplier_key',
+  'day',
+  'reason',
+  'slot',
+  'entries',
+  'increase',
+  'decrease',
+];
 export const PAIR_COPY_COLUMNS = [
   'item_id',
   'supplier_key',
@@ -93,6 +104,8 @@ const NONE = -0x80000000;
 const USERS = 1 << 26;
 /** Suppliers per (item, supplier) running-count key. */
 const SUPPLIERS = 1 << 21;
+/** Reasons per (day, supplier, reason) key of the reason sums. */
+const REASONS = 1 << 10;
 
 // The fields of an item's open day row (one run of its events on one day with one supplier), F per item.
 const ENTRIES = 0;
@@ -224,6 +237,10 @@ export class RollupFold {
   private readonly bookingBucket: number[] = [];
   private readonly bookingSign: number[] = [];
   private readonly running = new Map<number, number>();
+  /** The supplier buckets' sums (BUCKET_SUMS) per day and supplier (key day * SUPPLIERS + supplier). */
+  private readonly supplierDays = new GroupSums(BUCKET_SUMS.length);
+  /** Entries, increase and decrease per day, supplier and reason (key (day * SUPPLIERS + supplier) * REASONS + reason). */
+  private readonly reasonDays = new GroupSums(3);
   private maxDay = NONE;
   private writtenBefore = NONE;
   private readonly userDays = new Map<number, Map<number, number>>();
@@ -279,6 +296,7 @@ export class RollupFold {
     this.events++;
     if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
+    if (reason >= REASONS) throw new Error('report rebuild: too many reasons');
     while (reason * 4 >= this.bookingBucket.length)
       this.addBookings(this.reasons.texts[this.bookingBucket.length / 4]);
     if (day > this.maxDay) this.advance(day);
@@ -407,6 +425,50 @@ export class RollupFold {
     }
   }
 
+  /** Adds a closing run's day row (at `at` of `row`) to the supplier buckets' sums of its day and supplier. */
+  private addSupplierDay(at: number, key: number): void {
+    const sums = this.supplierDays;
+    const group = sums.group(key);
+    const row = this.row;
+    sums.add(group, 0, row[at + ENTRIES]);
+    sums.add(group, 1, row[at + QTY_IN]);
+    sums.add(group, 2, row[at + QTY_OUT]);
+    for (let bucket = PURCHASES_QTY, field = 3; bucket <= WRITE_OFF_QTY; bucket += 2, field += 2) {
+      sums.add(group, field, row[at + bucket]);
+      sums.add(group, field + 1, this.amount(at + bucket + 1));
+    }
+  }
+
+  /** Writes the supplier buckets of the days (analytics_supplier_day rows, slot 0) after the last event. */
+  writeSupplierDays(days: BinaryCopyWriter): void {
+    for (let group = 0; group < this.supplierDays.size; group++) {
+      const [day, supplier] = keyOf(this.supplierDays.keys[group], SUPPLIERS);
+      days.row(SUPPLIER_DAY_COPY_COLUMNS.length);
+      days.date(day);
+      days.uuid(this.suppliers.bytes, 16 * supplier);
+      for (let field = 0; field < BUCKET_SUMS.length; field++) {
+        const sum = this.supplierDays.get(group, field);
+        // The costs are numeric; the counts and quantities int8.
+        if (field >= 3 && field % 2 === 0) days.numeric(sum);
+        else days.int8(Number(sum));
+      }
+    }
+  }
+
+  /** Writes the reason sums per supplier and day (analytics_reason_supplier_day rows, slot 0) after the last event. */
+  writeReasonDays(reasons: BinaryCopyWriter): void {
+    for (let group = 0; group < this.reasonDays.size; group++) {
+      const [daySupplier, reason] = keyOf(this.reasonDays.keys[group], REASONS);
+      const [day, supplier] = keyOf(daySupplier, SUPPLIERS);
+      reasons.row(REASON_SUPPLIER_COPY_COLUMNS.length);
+      reasons.uuid(this.suppliers.bytes, 16 * supplier);
+      reasons.date(day);
+      reasons.text(this.reasons.values[reason]);
+      reasons.int2(0);
+      for (let field = 0; field < 3; field++) reasons.int8(Number(this.reasonDays.get(group, field)));
+    }
+  }
+
   /** Writes the pair totals (analytics_item_supplier rows) after the last event. */
   writePairs(w: BinaryCopyWriter): void {
     const write = (item: number, supplier: number, pair: Pair) => {
@@ -503,6 +565,7 @@ export class RollupFold {
       pair.latestName = row[at + ITEM_NAME];
       pair.latestEvent = row[at + LAST_EVENT];
     }
+    this.addSupplierDay(at, day * SUPPLIERS + supplier);
     const placed = this.revisited[item] === 1 ? null : this.place(pair, item, day, row[at + ENTRIES]);
     const skip = placed === null;
     const duplicate = placed !== null && placed < 0;
@@ -511,6 +574,11 @@ export class RollupFold {
     for (let reason = 0, r = item * stride; reason < reasons; reason++, r++) {
       const entries = this.reasonEntries[r];
       if (entries === 0) continue;
+      const sums = this.reasonDays;
+      const group = sums.group((day * SUPPLIERS + supplier) * REASONS + reason);
+      sums.add(group, 0, entries);
+      sums.add(group, 1, this.reasonIncrease[r]);
+      sums.add(group, 2, this.reasonDecrease[r]);
       if (!skip) {
         const w = duplicate ? this.duplicateReasonRows : this.reasonRows;
         w.row(duplicate ? REASON_COPY_COLUMNS.length + 1 : REASON_COPY_COLUMNS.length);
@@ -703,4 +771,10 @@ export class RollupFold {
     this.reasonName = relay(this.reasonName, new Int32Array(size));
     this.reasonStride = stride;
   }
+}
+
+/** A key (high * per + low) as [high, low]. */
+function keyOf(key: number, per: number): [number, number] {
+  const low = ((key % per) + per) % per;
+  return [(key - low) / per, low];
 }
