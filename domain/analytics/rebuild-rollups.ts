@@ -108,15 +108,18 @@ const sourceSql = (where = '') => `
  * `stock.changed` events whose entry is not written yet. Writes go on; events committed later stay pending for
  * the consumer, which folds them after the swap (for one item always newer than everything in the snapshot).
  * It reads the events in event-id order as binary COPY (scan-events.ts) into the typed fold (rollup-fold.ts),
- * which writes the day, reason and user rows as binary COPY, each table on a writer connection of its own (so
- * PostgreSQL loads them on another core while Node folds) into a new table without indexes, in its creating
- * transaction (COPY FREEZE: no later pass sets hint bits or freezes them). Once the rows are in and committed, the
- * derived rollups are filled from the new tables, every index is built (a sorted build each) and every table
- * analyzed, two statements at a time on the writers' connections (finish-rebuilt-tables.ts). Then the reader's transaction marks the snapshot's events folded for the analytics consumer,
- * drops the old rollups and gives the new tables their names, indexes and constraints, and commits.
+ * which writes the day, reason and user rows (then the pair totals, supplier day buckets and reason rows per
+ * supplier, sums it kept) as binary COPY on writer connections of their own (so PostgreSQL loads them on other
+ * cores while Node folds) into new tables without indexes, in their creating transactions (COPY FREEZE: no later
+ * pass sets hint bits or freezes them). Once the rows are in and committed, the derived rollups are filled from
+ * the new tables, every index is built (a sorted build each) and every table analyzed, two statements at a time
+ * on the writers' connections (finish-rebuilt-tables.ts). Then the reader's transaction marks the snapshot's
+ * events folded for the analytics consumer, drops the old rollups and gives the new tables their names, indexes
+ * and constraints, and commits.
  *
- * Memory follows the items (and two days of user counts), never the history. A crash at any point leaves the old
- * rollups as they were (the new tables are dropped by the next rebuild).
+ * Memory follows the items, and the days times suppliers (times reasons) of the sums, never the number of
+ * entries. A crash at any point leaves the old rollups as they were (the new tables are dropped by the next
+ * rebuild).
  */
 export async function rebuildRollups(
   em: EntityManager,

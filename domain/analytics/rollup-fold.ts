@@ -187,9 +187,10 @@ function divRound(num: number, den: number): number {
 
 /**
  * The rebuild's fold of every event (in event-id order) into the day, reason and user rows and the items' final
- * WAC state, written as binary COPY rows as soon as they are complete. Items, suppliers, names, reasons and
- * users are dense ids (UuidDictionary, ByteDictionary); each item's running state and its open day row live in typed arrays, so
- * an event is folded without allocating. Amounts are integers in units of 1e-4 held as numbers while they are
+ * WAC state, written as binary COPY rows as soon as they are complete, and into the sums over every closed run
+ * (pair totals, supplier day buckets, reason rows per supplier), written at the end. Items, suppliers, names,
+ * reasons and users are dense ids (UuidDictionary, ByteDictionary); each item's running state and its open day
+ * row live in typed arrays, so an event is folded without allocating. Amounts are integers in units of 1e-4 held as numbers while they are
  * safe integers; an amount that is not goes to a bigint (the arithmetic of wac.ts, exactly).
  *
  * An item's day row (and its reason rows) is written when the item's next event is on another day or supplier,
@@ -296,7 +297,8 @@ export class RollupFold {
     this.events++;
     if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
-    if (reason >= REASONS) throw new Error('report rebuild: too many reasons');
+    if (reason >= REASONS || supplier >= SUPPLIERS)
+      throw new Error('report rebuild: too many reasons or suppliers');
     while (reason * 4 >= this.bookingBucket.length)
       this.addBookings(this.reasons.texts[this.bookingBucket.length / 4]);
     if (day > this.maxDay) this.advance(day);
