@@ -77,7 +77,7 @@ export async function checkIntegrity(
     const skip = new Set(analyticsPending.map(r => r.item_id));
     const judged: number[] = [];
     for (let slot = 0; slot < states.size; slot++)
-      if (!skip.has(states.ids[slot]) && states.lastAfter(slot) !== null) judged.push(slot);
+      if (!skip.has(states.itemId(slot)) && states.lastAfter(slot) !== null) judged.push(slot);
     for (let i = 0; i < judged.length; i += 1000) {
       const slots = judged.slice(i, i + 1000);
       // Each item's last unit price: of its pending event, or read here from its last history entry.
@@ -89,7 +89,7 @@ export async function checkIntegrity(
       const { rows } = await client.query<{ i: number; q: number | null; price: string | null }>(
         `select i.i, r.q, r.price from unnest($1::uuid[]) with ordinality as i(item_id, i)
            left join lateral (${latestDayRow('r.closing_quantity as q, r.closing_price::text as price', 'i.item_id', '<= $2::date')}) r on true`,
-        [slots.map(slot => states.ids[slot]), '9999-12-31'],
+        [slots.map(slot => states.itemId(slot)), '9999-12-31'],
       );
       for (const row of rows) {
         const slot = slots[Number(row.i) - 1];

@@ -1,30 +1,18 @@
 import type { Drift, DriftKind } from './drift.js';
+import { UuidDictionary } from '../shared/uuid-dictionary.js';
 
 /** Drift reports kept per item and kind (the entry ids of the first ones). */
 const MAX_ENTRY_IDS = 20;
 
-/** A uuid's 16 bytes as four 32-bit words, mixed into a table index. */
-const hash = (a: number, b: number, c: number, d: number) =>
-  Math.imul(Math.imul(Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ b, 0xc2b2ae35) ^ c, 0x27d4eb2f) ^ d;
-
-const uuidBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
-
-const formatUuid = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-
 /**
  * What the history says of each item so far, in event order, for the integrity check. Items get dense slots from
- * an open-addressing table keyed by their uuid's bytes, and their running state lives in typed arrays: a history
+ * a UuidDictionary, and their running state lives in typed arrays: a history
  * entry is looked up and applied without allocating (no uuid string, no row object), so a scan of millions of
  * entries does not churn the worker's small young generation. Memory follows the number of items.
  */
 export class ItemStates {
-  /** Slot + 1 per table cell, 0 when empty; twice as many cells as slots at least. */
-  private table = new Int32Array(2048);
-  /** Each slot's uuid as four 32-bit words. */
-  private keys = new Int32Array(4 * 1024);
-  /** Each slot's item id (uuid text). */
-  readonly ids: string[] = [];
+  /** Each slot's item id. */
+  private readonly uuids = new UuidDictionary();
   /** Sum of the changes so far. */
   private sums = new Float64Array(1024);
   /** The last step's quantityAfter; NaN before the first step. */
@@ -37,23 +25,31 @@ export class ItemStates {
   private readonly found = new Map<number, Map<DriftKind, Drift>>();
 
   get size(): number {
-    return this.ids.length;
+    return this.uuids.size;
+  }
+
+  /** The item id (uuid text) of a slot. */
+  itemId(slot: number): string {
+    return this.uuids.text(slot);
   }
 
   /** The slot of the item whose uuid is the 16 bytes at `offset`, added when new. */
   slotAt(bytes: Buffer, offset: number): number {
-    const slot = this.table[this.cellAt(bytes, offset)] - 1;
-    return slot >= 0 ? slot : this.add(bytes, offset);
+    const size = this.uuids.size;
+    const slot = this.uuids.idAt(bytes, offset);
+    return slot < size ? slot : this.add(slot);
   }
 
   /** The slot of an item by its id, added when new. */
   slotOf(itemId: string): number {
-    return this.slotAt(uuidBytes(itemId), 0);
+    const size = this.uuids.size;
+    const slot = this.uuids.idOfText(itemId);
+    return slot < size ? slot : this.add(slot);
   }
 
   /** The slot of an item by its id; -1 when the history has said nothing of it. */
   find(itemId: string): number {
-    return this.table[this.cellAt(uuidBytes(itemId), 0)] - 1;
+    return this.uuids.find(itemId);
   }
 
   sum(slot: number): number {
@@ -97,7 +93,7 @@ export class ItemStates {
     let kinds = this.found.get(slot);
     if (!kinds) this.found.set(slot, (kinds = new Map()));
     const found = kinds.get(kind);
-    if (!found) kinds.set(kind, { itemId: this.ids[slot], kind, detail, entryIds });
+    if (!found) kinds.set(kind, { itemId: this.itemId(slot), kind, detail, entryIds });
     else if (found.entryIds.length < MAX_ENTRY_IDS) found.entryIds.push(...entryIds);
   }
 
@@ -105,54 +101,25 @@ export class ItemStates {
     return [...this.found.values()].flatMap(kinds => [...kinds.values()]);
   }
 
-  private add(bytes: Buffer, offset: number): number {
-    const slot = this.ids.length;
-    if ((slot + 1) * 2 > this.table.length) this.grow();
-    for (let word = 0; word < 4; word++) this.keys[slot * 4 + word] = bytes.readInt32BE(offset + 4 * word);
-    this.ids.push(formatUuid(bytes.toString('hex', offset, offset + 16)));
+  /** Starts the state of a new slot. */
+  private add(slot: number): number {
+    if (slot >= this.sums.length) this.grow();
     this.lastPrice.push(null);
     this.sums[slot] = 0;
     this.afters[slot] = NaN;
     this.entryIds[slot] = NaN;
-    this.place(slot);
     return slot;
-  }
-
-  /** cellOf the uuid whose 16 bytes are at `offset`. */
-  private cellAt(bytes: Buffer, offset: number): number {
-    return this.cellOf(
-      bytes.readInt32BE(offset),
-      bytes.readInt32BE(offset + 4),
-      bytes.readInt32BE(offset + 8),
-      bytes.readInt32BE(offset + 12),
-    );
-  }
-
-  /** The cell holding the uuid's slot, or the empty cell where it would go (linear probing). */
-  private cellOf(a: number, b: number, c: number, d: number): number {
-    const { table, keys } = this;
-    const mask = table.length - 1;
-    for (let cell = hash(a, b, c, d) & mask; ; cell = (cell + 1) & mask) {
-      const slot = table[cell] - 1;
-      if (slot < 0) return cell;
-      const k = slot * 4;
-      if (keys[k] === a && keys[k + 1] === b && keys[k + 2] === c && keys[k + 3] === d) return cell;
-    }
-  }
-
-  private place(slot: number): void {
-    const k = slot * 4;
-    this.table[this.cellOf(this.keys[k], this.keys[k + 1], this.keys[k + 2], this.keys[k + 3])] = slot + 1;
   }
 
   private grow(): void {
     const capacity = this.sums.length * 2;
-    const widen = <T extends Int32Array | Float64Array>(from: T, to: T) => (to.set(from), to);
-    this.keys = widen(this.keys, new Int32Array(capacity * 4));
-    this.sums = widen(this.sums, new Float64Array(capacity));
-    this.afters = widen(this.afters, new Float64Array(capacity));
-    this.entryIds = widen(this.entryIds, new Float64Array(capacity));
-    this.table = new Int32Array(capacity * 2);
-    for (let slot = 0; slot < this.ids.length; slot++) this.place(slot);
+    const widen = (from: Float64Array) => {
+      const to = new Float64Array(capacity);
+      to.set(from);
+      return to;
+    };
+    this.sums = widen(this.sums);
+    this.afters = widen(this.afters);
+    this.entryIds = widen(this.entryIds);
   }
 }

@@ -93,19 +93,18 @@ export const supplierBucketUpserts = (source: string): string[] =>
       ${BUCKET_SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
-/** The rollups deriveActivityRollups fills. */
-export const ACTIVITY_ROLLUPS = ['analytics_item_supplier', ...SUPPLIER_TABLES.map(t => t.table)];
+/** The supplier buckets per day (written by the rebuild's fold) and per month. */
+export const [SUPPLIER_DAY_ROLLUP, SUPPLIER_MONTH_ROLLUP] = SUPPLIER_TABLES.map(t => t.table);
 
 /**
- * The rebuild's derivation of the pair totals and supplier buckets from the (complete) item-day rows; `table`
- * names the table a rollup's rows are read from or written to (the rebuild's new tables).
+ * The rebuild's derivation of the month buckets from the (complete) day buckets, in slot 0 (readers sum over
+ * the slots); `table(rollup)` names the table a rollup is rebuilt in.
  */
-export async function deriveActivityRollups(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
-  const days = table('analytics_item_day');
-  await sql(`insert into ${table('analytics_item_supplier')} (${PAIR_COLUMNS}) ${pairTotals(days)}`);
-  for (const target of SUPPLIER_TABLES)
-    await sql(
-      `insert into ${table(target.table)} (${target.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
-       ${bucketSums(target, days)}`,
-    );
+export async function deriveSupplierMonths(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+  const [day, month] = SUPPLIER_TABLES;
+  await sql(
+    `insert into ${table(month.table)} (${month.key}, supplier_key, slot, ${BUCKET_SUMS.join(', ')})
+     select ${month.bucket}, supplier_key, 0, ${BUCKET_SUMS.map(c => `sum(${c})`).join(', ')}
+     from ${table(day.table)} group by 1, 2 order by 1, 2`,
+  );
 }

@@ -4,7 +4,7 @@ import { rollupSlot } from './activity-rollups.js';
 /**
  * The reason totals that stay the same size however many items move on a day (migration
  * ReasonSupplierRollups): per (supplier, day, reason, slot) and per (day, reason, slot). The consumer merges each
- * batch's reason rows into them, in its items' slots; the rebuild derives them from `analytics_reason_day` in
+ * batch's reason rows into them, in its items' slots; the rebuild writes them from its fold in
  * slot 0 (the consumer is excluded meanwhile, and readers sum over the slots). The reason breakdown reads them
  * when it has no item-name filter.
  */
@@ -33,23 +33,17 @@ export const reasonRollupUpserts = (source: string): string[] =>
       ${SUMS.map(c => `${c} = t.${c} + excluded.${c}`).join(', ')}`,
   );
 
+/** The reason rollups' tables: the supplier rows (written by the rebuild's fold) and the totals. */
+export const [REASON_SUPPLIER_ROLLUP, REASON_TOTAL_ROLLUP] = REASON_ROLLUP_TABLES;
+
 /**
- * The rebuild's derivation of both reason rollups from the (complete) `analytics_reason_day` rows, in slot 0
- * (`table(rollup)` names the table a rollup is rebuilt in):
- * the supplier rows from them, the all-supplier rows from the (fewer) supplier rows. Its aggregate of every
- * reason row gets the memory to stay in one pass (with the default `work_mem` it spills to disk); the
- * transaction's setting is restored after.
+ * The rebuild's derivation of the all-supplier reason rows from the (complete) supplier rows, in slot 0
+ * (`table(rollup)` names the table a rollup is rebuilt in).
  */
-export async function deriveReasonRollups(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
+export async function deriveReasonTotals(sql: SqlRun, table: (rollup: string) => string): Promise<void> {
   const [bySupplier, total] = REASON_TABLES;
-  const insert = (target: (typeof REASON_TABLES)[number], source: string) =>
-    sql(
-      `insert into ${table(target.table)} (${target.key.join(', ')}, slot, ${SUMS.join(', ')})
-       ${reasonSums(target, table(source), '0')}`,
-    );
-  const [{ mem }] = await sql<{ mem: string }>("select current_setting('work_mem') as mem");
-  await sql("set local work_mem = '64MB'");
-  await insert(bySupplier, 'analytics_reason_day');
-  await sql("select set_config('work_mem', $1, true)", [mem]);
-  await insert(total, bySupplier.table);
+  await sql(
+    `insert into ${table(total.table)} (${total.key.join(', ')}, slot, ${SUMS.join(', ')})
+     ${reasonSums(total, table(bySupplier.table), '0')}`,
+  );
 }

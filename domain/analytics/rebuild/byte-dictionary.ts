@@ -1,5 +1,5 @@
 /**
- * Dense ids for byte strings read from a binary COPY (names, reasons, users, uuids): an open-addressing table
+ * Dense ids for byte strings read from a binary COPY (names, reasons, users): an open-addressing table
  * keyed by a hash of the bytes, checked byte by byte, so a value seen before is found without a string or a
  * Buffer being made. Each value's bytes are kept (to write it back) and its text made once, when first seen.
  */

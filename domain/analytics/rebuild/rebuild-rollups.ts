@@ -6,12 +6,20 @@ import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../outbox/consume
 import { pendingForSql } from '../../outbox/pending-events.js';
 import { nativePool, type SqlRun } from '../../shared/native-transaction.js';
 import { REBUILD_LOCK_EXCLUSIVE_SESSION } from '../../outbox/rebuild-lock.js';
-import { ACTIVITY_ROLLUPS, deriveActivityRollups } from '../fold/activity-rollups.js';
+import {
+  deriveSupplierMonths,
+  SUPPLIER_DAY_ROLLUP,
+  SUPPLIER_MONTH_ROLLUP,
+} from '../fold/activity-rollups.js';
 import { BinaryCopyWriter } from './binary-copy.js';
+import { finishRebuiltTables, type DerivedRollups } from './finish-rebuilt-tables.js';
 import { refoldItems } from './refold-items.js';
 import {
   DAY_COPY_COLUMNS,
   ITEM_COPY_COLUMNS,
+  PAIR_COPY_COLUMNS,
+  REASON_SUPPLIER_COPY_COLUMNS,
+  SUPPLIER_DAY_COPY_COLUMNS,
   REASON_COPY_COLUMNS,
   RollupFold,
   USER_COPY_COLUMNS,
@@ -19,13 +27,12 @@ import {
 import {
   createRebuiltTable,
   dropRebuiltTables,
-  indexRebuiltTable,
   lockRollups,
   rebuiltName,
   swapRebuiltTables,
 } from './rollup-tables.js';
 import { scanEvents, type PendingEvent } from './scan-events.js';
-import { deriveReasonRollups, REASON_ROLLUP_TABLES } from '../fold/reason-rollups.js';
+import { deriveReasonTotals, REASON_SUPPLIER_ROLLUP, REASON_TOTAL_ROLLUP } from '../fold/reason-rollups.js';
 import { BUCKET_TOTAL_TABLES, deriveBucketTotals } from '../fold/bucket-totals.js';
 import { DAY_SUMS } from '../fold/write-rollups.js';
 
@@ -33,8 +40,10 @@ export interface RebuildResult {
   items: number;
   events: number;
   durationMs: number;
-  /** Milliseconds of each phase, in order: the wait for the rebuild lock, the scan and fold, the loads' ends (and refolds), the indexes, the
-   * derived rollups, the statistics, the swap. */
+  /**
+   * Milliseconds of each phase, in order: the wait for the rebuild lock, the scan and fold, the loads' ends (and
+   * refolds), the derived rollups with the indexes and statistics of every new table, the swap.
+   */
   phasesMs: Record<string, number>;
 }
 
@@ -45,7 +54,7 @@ const EVENTS_PER_READ = 100_000;
 const FOLDED = {
   days: ['analytics_item_day'],
   reasons: ['analytics_reason_day'],
-  users: ['analytics_user_day'],
+  users: ['analytics_user_day', 'analytics_item_supplier', SUPPLIER_DAY_ROLLUP, REASON_SUPPLIER_ROLLUP],
 };
 
 /**
@@ -56,32 +65,18 @@ const FOLDED = {
 const ITEM_STATES = 'analytics_item';
 
 /**
- * Rollups derived from the folded ones once those are complete, in order: `derive` fills the new tables of
- * `tables` from the new tables of `sources` (and of the derived rollups before it; `table(rollup)` names a
- * rollup's new table). A rollup added here is rebuilt, indexed and swapped with the others. Those derived from
- * the day rows alone are filled on the day rows' connection before their indexes are built, while the reason
- * rows' indexes are built on the other; the others once every folded rollup is complete.
+ * Rollups derived from the folded ones once those are complete (finishRebuiltTables), the larger first. A rollup
+ * added here is rebuilt, indexed and swapped with the others.
  */
-const DERIVED: {
-  tables: string[];
-  sources: string[];
-  derive: (sql: SqlRun, table: (rollup: string) => string) => Promise<void>;
-}[] = [
-  { tables: ACTIVITY_ROLLUPS, sources: FOLDED.days, derive: deriveActivityRollups },
-  // From the supplier buckets just derived from the day rows, in the same transaction.
-  { tables: BUCKET_TOTAL_TABLES, sources: FOLDED.days, derive: deriveBucketTotals },
-  { tables: REASON_ROLLUP_TABLES, sources: FOLDED.reasons, derive: deriveReasonRollups },
+const DERIVED: DerivedRollups[] = [
+  { tables: [SUPPLIER_MONTH_ROLLUP], sources: [SUPPLIER_DAY_ROLLUP], derive: deriveSupplierMonths },
+  { tables: [REASON_TOTAL_ROLLUP], sources: [REASON_SUPPLIER_ROLLUP], derive: deriveReasonTotals },
+  {
+    tables: BUCKET_TOTAL_TABLES,
+    sources: [SUPPLIER_DAY_ROLLUP, SUPPLIER_MONTH_ROLLUP],
+    derive: deriveBucketTotals,
+  },
 ];
-const fromDays = (d: (typeof DERIVED)[number]) => d.sources.every(source => FOLDED.days.includes(source));
-
-/** Fills the new tables of derived rollups and builds their indexes, on one connection's transaction. */
-async function derive(sql: SqlRun, derived: typeof DERIVED): Promise<void> {
-  for (const { tables, derive: fill } of derived) {
-    for (const table of tables) await createRebuiltTable(sql, table);
-    await fill(sql, rebuiltName);
-    for (const table of tables) await indexRebuiltTable(sql, table);
-  }
-}
 
 const ROLLUPS = [...Object.values(FOLDED).flat(), ...DERIVED.flatMap(d => d.tables)];
 
@@ -117,15 +112,18 @@ const sourceSql = (where = '') => `
  * `stock.changed` events whose entry is not written yet. Writes go on; events committed later stay pending for
  * the consumer, which folds them after the swap (for one item always newer than everything in the snapshot).
  * It reads the events in event-id order as binary COPY (scan-events.ts) into the typed fold (rollup-fold.ts),
- * which writes the day, reason and user rows as binary COPY, each table on a writer connection of its own (so
- * PostgreSQL loads them on another core while Node folds) into a new table without indexes, in its creating
- * transaction (COPY FREEZE: no later pass sets hint bits or freezes them). The indexes are built once the rows
- * are in (a sorted build each, the writers in parallel); the derived rollups are filled from the new tables; all
- * are analyzed. Then the reader's transaction marks the snapshot's events folded for the analytics consumer,
- * drops the old rollups and gives the new tables their names, indexes and constraints, and commits.
+ * which writes the day, reason and user rows (then the pair totals, supplier day buckets and reason rows per
+ * supplier, sums it kept) as binary COPY on writer connections of their own (so PostgreSQL loads them on other
+ * cores while Node folds) into new tables without indexes, in their creating transactions (COPY FREEZE: no later
+ * pass sets hint bits or freezes them). Once the rows are in and committed, the derived rollups are filled from
+ * the new tables, every index is built (a sorted build each) and every table analyzed, two statements at a time
+ * on the writers' connections (finish-rebuilt-tables.ts). Then the reader's transaction marks the snapshot's
+ * events folded for the analytics consumer, drops the old rollups and gives the new tables their names, indexes
+ * and constraints, and commits.
  *
- * Memory follows the items (and two days of user counts), never the history. A crash at any point leaves the old
- * rollups as they were (the new tables are dropped by the next rebuild).
+ * Memory follows the items, and the days times suppliers (times reasons) of the sums, never the number of
+ * entries. A crash at any point leaves the old rollups as they were (the new tables are dropped by the next
+ * rebuild).
  */
 export async function rebuildRollups(
   em: EntityManager,
@@ -140,18 +138,11 @@ export async function rebuildRollups(
     const fold = await scanAndFold(c, snapshot, onProgress);
     clock.end('scan');
     await onProgress(72);
-    const usersDone = finishUserRows(c, fold);
-    await mergeLoads(c, fold);
+    await Promise.all([finishUserRows(c, fold), mergeLoads(c, fold)]);
     clock.end('load');
     await onProgress(75);
-    await indexFolded(c, usersDone);
-    clock.end('index (and derive from the day rows)');
-    await onProgress(88);
-    await deriveTheRest(c);
-    clock.end('derive');
-    await onProgress(92);
-    await analyzeNewTables(c);
-    clock.end('analyze');
+    await finishTables(c, onProgress);
+    clock.end('index, derive and analyze');
     await onProgress(96);
     await swapIn(c, fold, onProgress);
     clock.end('swap');
@@ -314,7 +305,6 @@ async function scanAndFold(
     [c.users, c.userSql, FOLDED.users],
   ] as const) {
     await client.query('begin');
-    await sql(`set local maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
     for (const table of tables) await createRebuiltTable(sql, table);
   }
   await c.duplicates.query('begin');
@@ -356,8 +346,21 @@ async function scanAndFold(
   return fold;
 }
 
-/** Merges the user rows of days written twice (RollupFold.lateDays), indexes them and commits them. */
+/**
+ * Writes the pair totals, the supplier day buckets and the reason rows per supplier (RollupFold.writePairs,
+ * writeSupplierDays, writeReasonDays), merges the user rows of days written twice
+ * (RollupFold.lateDays) and commits both.
+ */
 async function finishUserRows(c: Connections, fold: RollupFold): Promise<void> {
+  const pairs = copyInto(c.users, 'analytics_item_supplier', PAIR_COPY_COLUMNS);
+  fold.writePairs(pairs);
+  await pairs.end();
+  const supplierDays = copyInto(c.users, SUPPLIER_DAY_ROLLUP, SUPPLIER_DAY_COPY_COLUMNS);
+  fold.writeSupplierDays(supplierDays);
+  await supplierDays.end();
+  const reasonDays = copyInto(c.users, REASON_SUPPLIER_ROLLUP, REASON_SUPPLIER_COPY_COLUMNS);
+  fold.writeReasonDays(reasonDays);
+  await reasonDays.end();
   const late = fold.lateDays();
   const table = rebuiltName('analytics_user_day');
   if (late.length > 0)
@@ -367,7 +370,6 @@ async function finishUserRows(c: Connections, fold: RollupFold): Promise<void> {
        select day, supplier_key, created_by, slot, sum(entries) from late group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
       [late.map(isoDay)],
     );
-  for (const t of FOLDED.users) await indexRebuiltTable(c.userSql, t);
   await c.users.query('commit');
 }
 
@@ -408,40 +410,21 @@ async function refoldRevisited(c: Connections, items: string[]): Promise<void> {
 }
 
 /**
- * The folded tables' indexes (the day and reason rows on their own connections, in parallel), with the rollups
- * derived from the day rows alone filled first on the day rows' connection; each writer commits. `usersDone`:
- * the user rows' end, running meanwhile.
+ * Commits the day and reason rows and completes every new table on their writers' connections
+ * (finishRebuiltTables): the derived rollups filled, the indexes built, the statistics taken (which the tables
+ * keep when they take the rollups' names: the readers' plans know the new row counts from the first read).
+ * Progress rises from 75 to 95 with the statements done.
  */
-async function indexFolded(c: Connections, usersDone: Promise<void>): Promise<void> {
-  await Promise.all([
-    (async () => {
-      await derive(c.daySql, DERIVED.filter(fromDays));
-      await indexRebuiltTable(c.daySql, 'analytics_item_day');
-      await c.days.query('commit');
-    })(),
-    (async () => {
-      await indexRebuiltTable(c.reasonSql, 'analytics_reason_day');
-      await c.reasons.query('commit');
-    })(),
-    usersDone,
-  ]);
-}
-
-/** The derived rollups that need more than the day rows, once every folded rollup is complete. */
-async function deriveTheRest(c: Connections): Promise<void> {
-  const rest = DERIVED.filter(d => !fromDays(d));
-  if (rest.length === 0) return;
-  await c.days.query('begin');
-  await derive(c.daySql, rest);
-  await c.days.query('commit');
-}
-
-/**
- * Statistics of the new tables, which they keep when they take the rollups' names: the readers' plans know the
- * new row counts from the first read.
- */
-async function analyzeNewTables(c: Connections): Promise<void> {
-  await c.daySql(`analyze ${ROLLUPS.map(rebuiltName).join(', ')}`);
+async function finishTables(c: Connections, onProgress: (percent: number) => Promise<void>): Promise<void> {
+  await Promise.all([c.days.query('commit'), c.reasons.query('commit')]);
+  const lanes = [c.daySql, c.reasonSql];
+  for (const sql of lanes) await sql(`set maintenance_work_mem = ${INDEX_BUILD_MEMORY}`);
+  let progress = Promise.resolve();
+  await finishRebuiltTables(lanes, Object.values(FOLDED).flat(), DERIVED, (finished, total) => {
+    const percent = 75 + Math.floor((finished / total) * 20);
+    progress = progress.then(() => onProgress(percent));
+  });
+  await progress;
 }
 
 /**
@@ -503,9 +486,9 @@ async function mergeDayRows(
   const keys = new BinaryCopyWriter(client.query(copyFrom('copy rebuild_twice from stdin (format binary)')));
   for (let i = 0; i < fold.duplicates.length; i += 3) {
     keys.row(3);
-    keys.uuid(fold.items.values[fold.duplicates[i]], 0);
+    keys.uuid(fold.items.bytes, 16 * fold.duplicates[i]);
     keys.date(fold.duplicates[i + 1]);
-    keys.uuid(fold.suppliers.values[fold.duplicates[i + 2]], 0);
+    keys.uuid(fold.suppliers.bytes, 16 * fold.duplicates[i + 2]);
   }
   await keys.end();
   await sql(

@@ -1,7 +1,9 @@
 import type { BinaryCopyWriter } from './binary-copy.js';
-import { WAC_BUCKET_COLUMNS } from '../fold/activity-rollups.js';
+import { BUCKET_SUMS, WAC_BUCKET_COLUMNS } from '../fold/activity-rollups.js';
 import { ByteDictionary } from './byte-dictionary.js';
+import { UuidDictionary } from '../../shared/uuid-dictionary.js';
 import { formatUnits } from '../decimal.js';
+import { GroupSums } from './group-sums.js';
 import { applyReversal, applyWac, wacBooking, type WacMove } from '../wac.js';
 
 /** Columns of the rows the fold writes, in the order it writes them. */
@@ -35,6 +37,25 @@ export const REASON_COPY_COLUMNS = [
 ];
 export const USER_COPY_COLUMNS = ['day', 'supplier_key', 'created_by', 'slot', 'entries'];
 export const ITEM_COPY_COLUMNS = ['item_id', 'wac_q', 'wac_c', 'last_event_id'];
+export const SUPPLIER_DAY_COPY_COLUMNS = ['day', 'supplier_key', ...BUCKET_SUMS];
+export const REASON_SUPPLIER_COPY_COLUMNS = [
+  'supplier_key',
+  'day',
+  'reason',
+  'slot',
+  'entries',
+  'increase',
+  'decrease',
+];
+export const PAIR_COPY_COLUMNS = [
+  'item_id',
+  'supplier_key',
+  'first_day',
+  'last_day',
+  'entries',
+  'item_name',
+  'last_event_id',
+];
 
 /**
  * One event as the fold takes it. `item`, `supplier` (0: none), `itemName`, `supplierName` (-1: none), `reason`
@@ -83,6 +104,8 @@ const NONE = -0x80000000;
 const USERS = 1 << 26;
 /** Suppliers per (item, supplier) running-count key. */
 const SUPPLIERS = 1 << 21;
+/** Reasons per (day, supplier, reason) key of the reason sums. */
+const REASONS = 1 << 10;
 
 // The fields of an item's open day row (one run of its events on one day with one supplier), F per item.
 const ENTRIES = 0;
@@ -109,12 +132,33 @@ const BUCKETS: Record<WacMove['bucket'], number> = {
   writeOff: WRITE_OFF_QTY,
 };
 
+/**
+ * An (item, supplier) pair: the running count of its rows as written (`running`, `lastDay`, `tree`) and its
+ * totals over every event (the pair totals' row: `entries`, the first and last day, and the item name and event
+ * id of its latest event by day then event id).
+ */
 interface Pair {
   running: number;
   lastDay: number;
   /** Entries by day (a Fenwick tree over the days); null without one (the memory budget). */
   tree: Float64Array | null | undefined;
+  entries: number;
+  firstDay: number;
+  latestDay: number;
+  latestName: number;
+  latestEvent: number;
 }
+
+const newPair = (): Pair => ({
+  running: 0,
+  lastDay: NONE,
+  tree: undefined,
+  entries: 0,
+  firstDay: Infinity,
+  latestDay: NONE,
+  latestName: 0,
+  latestEvent: 0,
+});
 
 /** Memory for the pairs' day indexes (beyond it, pairs out of day order are folded again, item by item). */
 const INDEX_BUDGET = 32 * 1024 * 1024;
@@ -143,9 +187,10 @@ function divRound(num: number, den: number): number {
 
 /**
  * The rebuild's fold of every event (in event-id order) into the day, reason and user rows and the items' final
- * WAC state, written as binary COPY rows as soon as they are complete. Items, suppliers, names, reasons and
- * users are dense ids (ByteDictionary); each item's running state and its open day row live in typed arrays, so
- * an event is folded without allocating. Amounts are integers in units of 1e-4 held as numbers while they are
+ * WAC state, written as binary COPY rows as soon as they are complete, and into the sums over every closed run
+ * (pair totals, supplier day buckets, reason rows per supplier), written at the end. Items, suppliers, names,
+ * reasons and users are dense ids (UuidDictionary, ByteDictionary); each item's running state and its open day
+ * row live in typed arrays, so an event is folded without allocating. Amounts are integers in units of 1e-4 held as numbers while they are
  * safe integers; an amount that is not goes to a bigint (the arithmetic of wac.ts, exactly).
  *
  * An item's day row (and its reason rows) is written when the item's next event is on another day or supplier,
@@ -156,8 +201,8 @@ function divRound(num: number, den: number): number {
  * it; events of days already written go to late rows, merged by the caller (`lateDays`).
  */
 export class RollupFold {
-  readonly items = new ByteDictionary();
-  readonly suppliers = new ByteDictionary();
+  readonly items = new UuidDictionary();
+  readonly suppliers = new UuidDictionary();
   readonly names = new ByteDictionary();
   readonly reasons = new ByteDictionary();
   readonly users = new ByteDictionary();
@@ -193,6 +238,10 @@ export class RollupFold {
   private readonly bookingBucket: number[] = [];
   private readonly bookingSign: number[] = [];
   private readonly running = new Map<number, number>();
+  /** The supplier buckets' sums (BUCKET_SUMS) per day and supplier (key day * SUPPLIERS + supplier). */
+  private readonly supplierDays = new GroupSums(BUCKET_SUMS.length);
+  /** Entries, increase and decrease per day, supplier and reason (key (day * SUPPLIERS + supplier) * REASONS + reason). */
+  private readonly reasonDays = new GroupSums(3);
   private maxDay = NONE;
   private writtenBefore = NONE;
   private readonly userDays = new Map<number, Map<number, number>>();
@@ -211,14 +260,14 @@ export class RollupFold {
     private readonly days: number,
   ) {
     // The nil uuid is the key of "no supplier" (supplier id 0).
-    this.suppliers.idOf(Buffer.alloc(16), 0, 16);
+    this.suppliers.idAt(Buffer.alloc(16), 0);
   }
 
   /** Items whose rows refoldItems must write (their uuids). */
   revisitedItems(): string[] {
     const ids: string[] = [];
     for (let slot = 0; slot < this.items.size; slot++)
-      if (this.revisited[slot]) ids.push(uuidText(this.items.values[slot]));
+      if (this.revisited[slot]) ids.push(this.items.text(slot));
     return ids;
   }
 
@@ -248,6 +297,8 @@ export class RollupFold {
     this.events++;
     if (item >= this.capacity) this.grow(item);
     if (reason >= this.reasonStride) this.widenReasons();
+    if (reason >= REASONS || supplier >= SUPPLIERS)
+      throw new Error('report rebuild: too many reasons or suppliers');
     while (reason * 4 >= this.bookingBucket.length)
       this.addBookings(this.reasons.texts[this.bookingBucket.length / 4]);
     if (day > this.maxDay) this.advance(day);
@@ -369,10 +420,76 @@ export class RollupFold {
   writeItems(w: BinaryCopyWriter): void {
     for (let item = 0; item < this.items.size; item++) {
       w.row(ITEM_COPY_COLUMNS.length);
-      w.uuid(this.items.values[item], 0);
+      w.uuid(this.items.bytes, 16 * item);
       w.int4(this.q[item]);
       w.numeric(this.cOf(item));
       w.int8(this.lastEvent[item]);
+    }
+  }
+
+  /** Adds a closing run's day row (at `at` of `row`) to the supplier buckets' sums of its day and supplier. */
+  private addSupplierDay(at: number, key: number): void {
+    const sums = this.supplierDays;
+    const group = sums.group(key);
+    const row = this.row;
+    sums.add(group, 0, row[at + ENTRIES]);
+    sums.add(group, 1, row[at + QTY_IN]);
+    sums.add(group, 2, row[at + QTY_OUT]);
+    for (let bucket = PURCHASES_QTY, field = 3; bucket <= WRITE_OFF_QTY; bucket += 2, field += 2) {
+      sums.add(group, field, row[at + bucket]);
+      sums.add(group, field + 1, this.amount(at + bucket + 1));
+    }
+  }
+
+  /** Writes the supplier buckets of the days (analytics_supplier_day rows, slot 0) after the last event. */
+  writeSupplierDays(days: BinaryCopyWriter): void {
+    for (let group = 0; group < this.supplierDays.size; group++) {
+      const [day, supplier] = keyOf(this.supplierDays.keys[group], SUPPLIERS);
+      days.row(SUPPLIER_DAY_COPY_COLUMNS.length);
+      days.date(day);
+      days.uuid(this.suppliers.bytes, 16 * supplier);
+      for (let field = 0; field < BUCKET_SUMS.length; field++) {
+        const sum = this.supplierDays.get(group, field);
+        // The costs are numeric; the counts and quantities int8.
+        if (field >= 3 && field % 2 === 0) days.numeric(sum);
+        else days.int8(Number(sum));
+      }
+    }
+  }
+
+  /** Writes the reason sums per supplier and day (analytics_reason_supplier_day rows, slot 0) after the last event. */
+  writeReasonDays(reasons: BinaryCopyWriter): void {
+    for (let group = 0; group < this.reasonDays.size; group++) {
+      const [daySupplier, reason] = keyOf(this.reasonDays.keys[group], REASONS);
+      const [day, supplier] = keyOf(daySupplier, SUPPLIERS);
+      reasons.row(REASON_SUPPLIER_COPY_COLUMNS.length);
+      reasons.uuid(this.suppliers.bytes, 16 * supplier);
+      reasons.date(day);
+      reasons.text(this.reasons.values[reason]);
+      reasons.int2(0);
+      for (let field = 0; field < 3; field++) reasons.int8(Number(this.reasonDays.get(group, field)));
+    }
+  }
+
+  /** Writes the pair totals (analytics_item_supplier rows) after the last event. */
+  writePairs(w: BinaryCopyWriter): void {
+    const write = (item: number, supplier: number, pair: Pair) => {
+      w.row(PAIR_COPY_COLUMNS.length);
+      w.uuid(this.items.bytes, 16 * item);
+      w.uuid(this.suppliers.bytes, 16 * supplier);
+      w.date(pair.firstDay);
+      w.date(pair.latestDay);
+      w.int8(pair.entries);
+      w.text(this.names.values[pair.latestName]);
+      w.int8(pair.latestEvent);
+    };
+    for (let item = 0; item < this.items.size; item++) {
+      const pair = this.firstPairs[item];
+      if (pair) write(item, this.firstSuppliers[item], pair);
+    }
+    for (const [key, pair] of this.otherPairs) {
+      const item = Math.floor(key / SUPPLIERS);
+      write(item, key - item * SUPPLIERS, pair);
     }
   }
 
@@ -441,20 +558,35 @@ export class RollupFold {
     const reasons = this.reasons.size;
     const at = item * F;
     const row = this.row;
-    const placed = this.revisited[item] === 1 ? null : this.place(item, supplier, day, row[at + ENTRIES]);
+    const pair = this.pairOf(item, supplier);
+    // Runs of a pair close in event order: the latest of a day is the last closed.
+    pair.entries += row[at + ENTRIES];
+    if (day < pair.firstDay) pair.firstDay = day;
+    if (day >= pair.latestDay) {
+      pair.latestDay = day;
+      pair.latestName = row[at + ITEM_NAME];
+      pair.latestEvent = row[at + LAST_EVENT];
+    }
+    this.addSupplierDay(at, day * SUPPLIERS + supplier);
+    const placed = this.revisited[item] === 1 ? null : this.place(pair, item, day, row[at + ENTRIES]);
     const skip = placed === null;
     const duplicate = placed !== null && placed < 0;
-    const itemId = this.items.values[item];
-    const supplierKey = this.suppliers.values[supplier];
+    const uuids = this.items.bytes;
+    const supplierKeys = this.suppliers.bytes;
     for (let reason = 0, r = item * stride; reason < reasons; reason++, r++) {
       const entries = this.reasonEntries[r];
       if (entries === 0) continue;
+      const sums = this.reasonDays;
+      const group = sums.group((day * SUPPLIERS + supplier) * REASONS + reason);
+      sums.add(group, 0, entries);
+      sums.add(group, 1, this.reasonIncrease[r]);
+      sums.add(group, 2, this.reasonDecrease[r]);
       if (!skip) {
         const w = duplicate ? this.duplicateReasonRows : this.reasonRows;
         w.row(duplicate ? REASON_COPY_COLUMNS.length + 1 : REASON_COPY_COLUMNS.length);
-        w.uuid(itemId, 0);
+        w.uuid(uuids, 16 * item);
         w.date(day);
-        w.uuid(supplierKey, 0);
+        w.uuid(supplierKeys, 16 * supplier);
         w.text(this.reasons.values[reason]);
         w.text(this.names.values[this.reasonName[r]]);
         w.int4(entries);
@@ -471,9 +603,9 @@ export class RollupFold {
     if (duplicate) this.duplicates.push(item, day, supplier);
     const w = this.dayRows;
     w.row(DAY_COPY_COLUMNS.length);
-    w.uuid(itemId, 0);
+    w.uuid(uuids, 16 * item);
     w.date(day);
-    w.uuid(supplierKey, 0);
+    w.uuid(supplierKeys, 16 * supplier);
     const supplierName = row[at + SUPPLIER_NAME];
     if (supplierName < 0) w.null();
     else w.text(this.names.values[supplierName]);
@@ -502,8 +634,7 @@ export class RollupFold {
    * are then stale, and the pair "dirty" (dirtyItems: recounted in SQL). Pairs whose trees would pass the memory
    * budget keep a plain running count, and their item is folded again if its rows come out of day order.
    */
-  private place(item: number, supplier: number, day: number, entries: number): number | null {
-    const pair = this.pairOf(item, supplier);
+  private place(pair: Pair, item: number, day: number, entries: number): number | null {
     const i = day - this.firstDay;
     if (pair.tree === undefined) {
       const bytes = 8 * (this.days + 1);
@@ -519,11 +650,15 @@ export class RollupFold {
       return (pair.running += entries);
     }
     const tree = pair.tree;
-    const present = prefix(tree, i) - prefix(tree, i - 1) > 0;
-    if (present || day < pair.lastDay) this.dirty.add(item);
     for (let k = i + 1; k < tree.length; k += k & -k) tree[k] += entries;
+    if (day > pair.lastDay) {
+      // After every row of the pair so far: its running count is the pair's.
+      pair.lastDay = day;
+      return (pair.running += entries);
+    }
+    const present = prefix(tree, i) - entries - prefix(tree, i - 1) > 0;
+    this.dirty.add(item);
     pair.running += entries;
-    if (day > pair.lastDay) pair.lastDay = day;
     return present ? -1 : prefix(tree, i);
   }
 
@@ -531,19 +666,17 @@ export class RollupFold {
     const first = this.firstSuppliers[item];
     if (first === undefined || first === supplier) {
       this.firstSuppliers[item] = supplier;
-      return (this.firstPairs[item] ??= { running: 0, lastDay: NONE, tree: undefined });
+      return (this.firstPairs[item] ??= newPair());
     }
     const key = item * SUPPLIERS + supplier;
     let pair = this.otherPairs.get(key);
-    if (!pair) this.otherPairs.set(key, (pair = { running: 0, lastDay: NONE, tree: undefined }));
+    if (!pair) this.otherPairs.set(key, (pair = newPair()));
     return pair;
   }
 
   /** Items with a pair whose running counts must be recounted (rows written out of day order). */
   dirtyItems(): string[] {
-    return [...this.dirty]
-      .filter(item => !this.revisited[item])
-      .map(item => uuidText(this.items.values[item]));
+    return [...this.dirty].filter(item => !this.revisited[item]).map(item => this.items.text(item));
   }
 
   /** The stream reached `day`: rows and user counts of days before the day before are written. */
@@ -582,7 +715,7 @@ export class RollupFold {
       const supplier = Math.floor(key / USERS);
       w.row(USER_COPY_COLUMNS.length);
       w.date(day);
-      w.uuid(this.suppliers.values[supplier], 0);
+      w.uuid(this.suppliers.bytes, 16 * supplier);
       w.text(this.users.values[key - supplier * USERS]);
       w.int2(0);
       w.int4(entries);
@@ -642,7 +775,8 @@ export class RollupFold {
   }
 }
 
-export const uuidText = (bytes: Buffer): string => {
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
+/** A key (high * per + low) as [high, low]. */
+function keyOf(key: number, per: number): [number, number] {
+  const low = ((key % per) + per) % per;
+  return [(key - low) / per, low];
+}

@@ -46,20 +46,36 @@ export async function createRebuiltTable(sql: SqlRun, table: string): Promise<vo
   if (options?.length) await sql(`alter table ${name} set (${options.join(', ')})`);
 }
 
-/** Gives a rollup's new table the rollup's indexes and constraints (named with the new table's suffix). */
-export async function indexRebuiltTable(sql: SqlRun, table: string): Promise<void> {
+/**
+ * What gives a rollup's new table the rollup's indexes and constraints (named with the new table's suffix):
+ * `builds`, one statement per index, which may run at once on other connections (each takes a SHARE lock), and
+ * `attaches`, which make the unique indexes of constraints the constraints (a short ACCESS EXCLUSIVE lock each,
+ * after every build).
+ */
+export async function rebuiltIndexes(
+  sql: SqlRun,
+  table: string,
+): Promise<{ builds: string[]; attaches: string[] }> {
   const name = identifier(rebuiltName(table));
+  const builds: string[] = [];
+  const attaches: string[] = [];
   for (const index of await indexesOf(sql, table)) {
-    if (index.conname !== null)
-      await sql(
-        `alter table ${name} add constraint ${identifier(rebuiltName(index.conname))} ${index.condef}`,
-      );
-    else {
-      const match = /^(CREATE (?:UNIQUE )?INDEX )(\S+)( ON (?:ONLY )?)(\S+)( USING .*)$/s.exec(index.def);
-      if (!match || match[2] !== index.name) throw new Error(`unexpected index definition: ${index.def}`);
-      await sql(`${match[1]}${identifier(rebuiltName(index.name))}${match[3]}${match[4]}_rebuild${match[5]}`);
-    }
+    const match = /^(CREATE (?:UNIQUE )?INDEX )(\S+)( ON (?:ONLY )?)(\S+)( USING .*)$/s.exec(index.def);
+    if (!match || match[2] !== index.name) throw new Error(`unexpected index definition: ${index.def}`);
+    const indexName = identifier(rebuiltName(index.conname ?? index.name));
+    builds.push(`${match[1]}${indexName}${match[3]}${match[4]}_rebuild${match[5]}`);
+    if (index.conname === null) continue;
+    const kind = /^(PRIMARY KEY|UNIQUE) \(/.exec(index.condef ?? '');
+    if (!kind) throw new Error(`unexpected constraint definition: ${index.condef}`);
+    attaches.push(`alter table ${name} add constraint ${indexName} ${kind[1]} using index ${indexName}`);
   }
+  return { builds, attaches };
+}
+
+/** Gives a rollup's new table the rollup's indexes and constraints, one after the other (rebuiltIndexes). */
+export async function indexRebuiltTable(sql: SqlRun, table: string): Promise<void> {
+  const { builds, attaches } = await rebuiltIndexes(sql, table);
+  for (const statement of [...builds, ...attaches]) await sql(statement);
 }
 
 /**

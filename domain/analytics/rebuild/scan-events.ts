@@ -87,10 +87,10 @@ export async function scanEvents(
         const supplierAt = field[6];
         const supplierNameAt = field[8];
         const reversalAt = field[22];
-        event.item = fold.items.idOf(bytes, field[0], field[0] + 16);
+        event.item = fold.items.idAt(bytes, field[0]);
         event.eventId = eventId;
         event.day = bytes.readInt32BE(field[4]);
-        event.supplier = field[7] < 0 ? 0 : fold.suppliers.idOf(bytes, supplierAt, supplierAt + 16);
+        event.supplier = field[7] < 0 ? 0 : fold.suppliers.idAt(bytes, supplierAt);
         event.supplierName =
           field[9] < 0 ? -1 : fold.names.idOf(bytes, supplierNameAt, supplierNameAt + field[9]);
         event.itemName = fold.names.idOf(bytes, field[10], field[10] + field[11]);
@@ -116,11 +116,10 @@ export async function scanEvents(
 }
 
 function foldPending(fold: RollupFold, e: PendingEvent, event: RollupEvent): void {
-  const uuid = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex');
-  event.item = fold.items.idOf(uuid(e.item_id), 0, 16);
+  event.item = fold.items.idOfText(e.item_id);
   event.eventId = Number(e.event_id);
   event.day = Number(e.day);
-  event.supplier = e.supplier_id === null ? 0 : fold.suppliers.idOf(uuid(e.supplier_id), 0, 16);
+  event.supplier = e.supplier_id === null ? 0 : fold.suppliers.idOfText(e.supplier_id);
   event.supplierName = e.supplier_name === null ? -1 : fold.names.idOfText(e.supplier_name);
   event.itemName = fold.names.idOfText(e.item_name);
   event.change = Number(e.change);
