@@ -81,7 +81,9 @@ export async function checkItemClashes(
   const sku = skuOf(input);
   if (sku !== null && (await tx.count(InventoryItem, { ...lowerEquals('sku', sku), ...others })) > 0)
     throw duplicateSku();
-  const supplier = isUuid(input.supplierId) ? await tx.findOne(Supplier, input.supplierId) : null;
+  const supplier = isUuid(input.supplierId)
+    ? await tx.findOne(Supplier, input.supplierId, { refresh: true })
+    : null;
   if (!supplier) throw supplierNotFound();
   return supplier;
 }

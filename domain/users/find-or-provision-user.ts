@@ -52,6 +52,7 @@ export async function findOrProvisionUser(
     em.transactional(async tx => {
       const found = await tx.findOne(User, lowerEquals('email', email), {
         lockMode: LockMode.PESSIMISTIC_WRITE,
+        refresh: true,
       });
       const user =
         found ??
