@@ -1,7 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
+import { lockProduct } from './lock-product.js';
 
+/** Deletes a product; 404 when there is none (also for the second of two racing deletions: the row lock orders them). */
 export async function deleteProduct(em: EntityManager, id: string): Promise<void> {
-  const rows = await em.execute<{ id: string }[]>('delete from product where id = ? returning id', [id]);
-  if (!rows[0]) throw new NotFoundError('product.delete.not.found', { params: { id } });
+  await em.transactional(async tx => {
+    const product = await lockProduct(
+      tx,
+      id,
+      () => new NotFoundError('product.delete.not.found', { params: { id } }),
+    );
+    tx.remove(product);
+    await tx.flush();
+  });
 }

@@ -1,8 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import { transactionTime } from '../shared/database-time.js';
 
 /**
- * A product of the product API. Writes that change quantities go through guarded SQL updates (see the use
- * cases); the entity describes the table for the ORM. `price` is numeric(12,2), kept as its exact string.
+ * A product of the product API. Creation, field updates, renames, price changes and deletion go through the
+ * unit of work with the row locked; the quantity writes (one product or a batch) are SQL with their events. `price` is numeric(12,2), kept as its exact string.
  */
 export const ProductSchema = defineEntity({
   name: 'Product',
@@ -15,15 +16,9 @@ export const ProductSchema = defineEntity({
     sku: p.string().length(50),
     category: p.string().length(100).nullable(),
     description: p.string().length(1000).nullable(),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    /** Stamped by PostgreSQL (transactionTime), as the set-based quantity writes stamp them. */
+    createdAt: p.datetime().defaultRaw('now()').onCreate(transactionTime),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(transactionTime).onUpdate(transactionTime),
   },
 });
 

@@ -1,3 +1,6 @@
+import { totalValueOf } from '../shared/money.js';
+import type { Product } from './product.entity.js';
+
 /** A product as every response shows it: both price spellings, totalValue exact to the cent, ISO-8601 UTC dates. */
 export interface ProductView {
   id: number;
@@ -66,6 +69,25 @@ export function toProductView(row: ProductRow): ProductView {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lastUpdated: row.updated_at,
+  };
+}
+
+/** A product of the unit of work, as toProductView maps the same row read by SQL (totalValue exact in cents). */
+export function productViewOf(product: Product): ProductView {
+  const price = money(product.price);
+  return {
+    id: Number(product.id),
+    name: product.name,
+    quantity: product.quantity,
+    price,
+    purchasePrice: price,
+    sku: product.sku,
+    totalValue: totalValueOf(product.price, product.quantity),
+    category: product.category ?? null,
+    description: product.description ?? null,
+    createdAt: product.createdAt.toISOString(),
+    updatedAt: product.updatedAt.toISOString(),
+    lastUpdated: product.updatedAt.toISOString(),
   };
 }
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
-import { productColumns, toProductView, type ProductRow, type ProductView } from './product.view.js';
+import { productViewOf, type ProductView } from './product.view.js';
 import { productConflict } from './product-errors.js';
+import { lockProduct, touch } from './lock-product.js';
 
 /**
  * Renames a product. The unique index on lower(name) answers clashes with OTHER products (409); renaming a
@@ -9,12 +10,13 @@ import { productConflict } from './product-errors.js';
  */
 export async function renameProduct(em: EntityManager, id: string, name: string): Promise<ProductView> {
   try {
-    const rows = await em.execute<ProductRow[]>(
-      `update product p set name = ?, updated_at = now() where p.id = ? returning ${productColumns('p')}`,
-      [name, id],
-    );
-    if (!rows[0]) throw new NotFoundError('product.not.found');
-    return toProductView(rows[0]);
+    return await em.transactional(async tx => {
+      const product = await lockProduct(tx, id, () => new NotFoundError('product.not.found'));
+      product.name = name;
+      touch(product);
+      await tx.flush();
+      return productViewOf(product);
+    });
   } catch (error) {
     throw productConflict(error, { name });
   }

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DuplicateResourceError } from '../shared/errors.js';
+import { lowerEquals } from '../shared/lower-equals.js';
+import { Product } from './product.entity.js';
 import { createProduct, type CreateProductInput } from './create-product.js';
 
 /** The 8 demo products of the contract: total stock value 2655.00; low stock: Gamma, Delta, Theta. */
@@ -24,11 +26,7 @@ export const DEMO_PRODUCTS: readonly CreateProductInput[] = [
 export async function seedDemoProducts(em: EntityManager): Promise<number> {
   let created = 0;
   for (const product of DEMO_PRODUCTS) {
-    const existing = await em.execute<{ id: string }[]>(
-      'select id from product where lower(name) = lower(?)',
-      [product.name],
-    );
-    if (existing.length > 0) continue;
+    if ((await em.count(Product, lowerEquals('name', product.name))) > 0) continue;
     try {
       await createProduct(em, product);
       created += 1;

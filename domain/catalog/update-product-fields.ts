@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../shared/errors.js';
 import { recordEvent } from '../outbox/record-event.js';
-import { productColumns, toProductView, type ProductRow, type ProductView } from './product.view.js';
+import { moneyText } from '../shared/money.js';
+import type { Product } from './product.entity.js';
+import { productViewOf, type ProductView } from './product.view.js';
+import { lockProduct, touch } from './lock-product.js';
 import { productConflict } from './product-errors.js';
 import { PRODUCT_QUANTITY_CHANGED, quantityChanged } from './product-events.js';
 
@@ -14,15 +17,20 @@ export interface UpdateProductFieldsInput {
   description?: string | null;
 }
 
-/** Column each updatable field writes; the SET list is built only from this allow-list. */
-const COLUMNS: Record<keyof UpdateProductFieldsInput, string> = {
-  name: 'name',
-  quantity: 'quantity',
-  price: 'price',
-  sku: 'sku',
-  category: 'category',
-  description: 'description',
-};
+const blankToNull = (text: string | null | undefined) => (text === '' ? null : text);
+
+/** The entity's values of the fields given (and only those): blank category and description stored as null. */
+function givenFields(input: UpdateProductFieldsInput): Partial<Product> {
+  const values = {
+    name: input.name,
+    quantity: input.quantity,
+    price: input.price === undefined ? undefined : moneyText(input.price),
+    sku: input.sku,
+    category: blankToNull(input.category),
+    description: blankToNull(input.description),
+  };
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
 
 /**
  * Partial update: only the given fields change. The row is locked first, so a quantity change knows the value
@@ -34,33 +42,23 @@ export async function updateProductFields(
   input: UpdateProductFieldsInput,
   actor: string,
 ): Promise<ProductView> {
-  const fields = (Object.keys(COLUMNS) as (keyof UpdateProductFieldsInput)[]).filter(
-    f => input[f] !== undefined,
-  );
   try {
-    return await em.transactional(async tem => {
-      const locked = await tem.execute<{ quantity: number }[]>(
-        'select quantity from product where id = ? for update',
-        [id],
+    return await em.transactional(async tx => {
+      const product = await lockProduct(
+        tx,
+        id,
+        () => new NotFoundError('product.not.found.id', { params: { id } }),
       );
-      if (!locked[0]) throw new NotFoundError('product.not.found.id', { params: { id } });
-      const before = locked[0].quantity;
-      const sets = fields.map(f => `${COLUMNS[f]} = ?`);
-      const values = fields.map(f => {
-        const value = input[f];
-        return (f === 'category' || f === 'description') && value === '' ? null : value;
-      });
-      const rows = await tem.execute<ProductRow[]>(
-        `update product p set ${[...sets, 'updated_at = now()'].join(', ')}
-         where p.id = ? returning ${productColumns('p')}`,
-        [...values, id],
-      );
-      const view = toProductView(rows[0]);
+      const before = product.quantity;
+      tx.assign(product, givenFields(input));
+      touch(product);
+      await tx.flush();
+      const view = productViewOf(product);
       if (view.quantity !== before)
         await recordEvent(
-          tem,
+          tx,
           PRODUCT_QUANTITY_CHANGED,
-          rows[0].id,
+          product.id,
           quantityChanged(view, before, view.quantity, actor, view.updatedAt),
         );
       return view;

@@ -1,10 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { TransactionPropagation, type EntityManager } from '@mikro-orm/postgresql';
 import type { WriteContext } from '../shared/write-context.js';
 import { isUuid } from '../shared/sql.js';
 import { ValidationError } from '../shared/errors.js';
+import { lowerEquals } from '../shared/lower-equals.js';
+import { moneyText } from '../shared/money.js';
+import { Supplier } from '../suppliers/supplier.entity.js';
+import { InventoryItem } from './inventory-item.entity.js';
 import { duplicateItemName, duplicateSku, supplierNotFound } from './item-errors.js';
-import { ITEM_COLUMNS, toItemView, type ItemRow, type ItemView } from './item.view.js';
-import { recordStockChanged } from './stock-event.js';
+import { itemViewOf, type ItemView } from './item.view.js';
+import { eventItemOf, recordStockChanged } from './stock-event.js';
 import { recordItemChange } from './item-change.js';
 
 export interface ItemInput {
@@ -61,35 +66,43 @@ export const joinCaller = () => ({ propagation: TransactionPropagation.REQUIRED 
 
 export const skuOf = (input: ItemInput): string | null => (input.sku ? input.sku : null);
 
-/** Duplicate name, then duplicate sku (409), then supplier (404): the contract's order. */
+/**
+ * Duplicate name, then duplicate sku (409, case-insensitive, other items than `exceptId`), then supplier (404):
+ * the contract's order. Returns the supplier. The unique indexes close the race of two writers (409 as well).
+ */
 export async function checkItemClashes(
-  em: EntityManager,
+  tx: EntityManager,
   input: ItemInput,
   exceptId?: string,
-): Promise<void> {
+): Promise<Supplier> {
+  const others = exceptId === undefined ? {} : { id: { $ne: exceptId } };
+  if ((await tx.count(InventoryItem, { ...lowerEquals('name', input.name), ...others })) > 0)
+    throw duplicateItemName();
   const sku = skuOf(input);
-  const rows = await em.execute<{ name_clash: boolean; sku_clash: boolean; supplier_exists: boolean }[]>(
-    `select
-       exists (select 1 from inventory_item where lower(name) = lower(?) and id is distinct from ?::uuid) as name_clash,
-       (?::text is not null and exists (select 1 from inventory_item where lower(sku) = lower(?::text)
-          and id is distinct from ?::uuid)) as sku_clash,
-       (?::boolean and exists (select 1 from supplier where id = ?::uuid)) as supplier_exists`,
-    [
-      input.name,
-      exceptId ?? null,
-      sku,
-      sku,
-      exceptId ?? null,
-      isUuid(input.supplierId),
-      isUuid(input.supplierId) ? input.supplierId : null,
-    ],
-  );
-  if (rows[0].name_clash) throw duplicateItemName();
-  if (rows[0].sku_clash) throw duplicateSku();
-  if (!rows[0].supplier_exists) throw supplierNotFound();
+  if (sku !== null && (await tx.count(InventoryItem, { ...lowerEquals('sku', sku), ...others })) > 0)
+    throw duplicateSku();
+  const supplier = isUuid(input.supplierId)
+    ? await tx.findOne(Supplier, input.supplierId, { refresh: true })
+    : null;
+  if (!supplier) throw supplierNotFound();
+  return supplier;
 }
 
-/** Item creation: one transaction = the item, its `created` item change + (quantity > 0) an INITIAL_STOCK outbox event. */
+/** The fields of an item an input sets (create and PUT), its own levels already checked (orderLevelsOf). */
+export const itemFields = (input: ItemInput, supplier: Supplier, levels: OrderLevels) => ({
+  name: input.name,
+  sku: skuOf(input),
+  quantity: input.quantity,
+  price: moneyText(input.price),
+  minimumQuantity: input.minimumQuantity,
+  supplier,
+  ...levels,
+});
+
+/**
+ * Item creation, one transaction of the unit of work: the item, its `created` item change + (quantity > 0) an
+ * INITIAL_STOCK outbox event, at the item's creation time.
+ */
 export async function createItem(
   em: EntityManager,
   input: ItemInput,
@@ -97,38 +110,26 @@ export async function createItem(
 ): Promise<StockWriteResult> {
   const levels = orderLevelsOf(input, { reorderPoint: null, orderUpToQuantity: null });
   return em.transactional(async tx => {
-    await checkItemClashes(tx, input);
-    const rows = await tx.execute<ItemRow[]>(
-      `with i as (
-         insert into inventory_item (name, sku, quantity, price, minimum_quantity, supplier_id, created_by,
-                                     reorder_point, order_up_to_quantity, created_at, updated_at)
-         select ?, ?, ?, ?::numeric, ?, ?::uuid, ?, ?::integer, ?::integer, t.at, t.at
-           from (select clock_timestamp() as at) t returning *)
-       select ${ITEM_COLUMNS} from i join supplier s on s.id = i.supplier_id`,
-      [
-        input.name,
-        skuOf(input),
-        input.quantity,
-        String(input.price),
-        input.minimumQuantity,
-        input.supplierId,
-        context.user,
-        levels.reorderPoint,
-        levels.orderUpToQuantity,
-      ],
-    );
-    const row = rows[0];
-    const at = await recordItemChange(tx, row.id, 'created');
+    const supplier = await checkItemClashes(tx, input);
+    const item = tx.create(InventoryItem, {
+      id: randomUUID(),
+      ...itemFields(input, supplier, levels),
+      onOrderQuantity: 0,
+      createdBy: context.user,
+      version: 1,
+    });
+    await tx.flush();
+    const at = await recordItemChange(tx, item.id, 'created');
     const eventIds: string[] = [];
     if (input.quantity > 0)
       eventIds.push(
         await recordStockChanged(
           tx,
-          row,
+          eventItemOf(item),
           { change: input.quantity, quantityBefore: 0, reason: 'INITIAL_STOCK', at },
           context,
         ),
       );
-    return { item: toItemView(row), eventIds };
+    return { item: itemViewOf(item), eventIds };
   }, joinCaller());
 }

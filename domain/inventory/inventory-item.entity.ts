@@ -1,9 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { SupplierSchema } from '../suppliers/supplier.entity.js';
+import { statementTime } from '../shared/database-time.js';
 
 /**
  * An inventory item (table `inventory_item`). The database guarantees quantity >= 0, price >= 0.01, unique
- * lower(name) and lower(sku), on_order_quantity >= 0, and RESTRICT on supplier delete. Stock changes never go through the entity: they
+ * lower(name) and lower(sku), on_order_quantity >= 0, and RESTRICT on supplier delete. Creation, update, rename,
+ * price change and deletion go through the unit of work with the row locked; stock adjustments never do: they
  * are guarded atomic updates (see adjust-quantity.ts), so there is no read-modify-write race.
  */
 export const InventoryItemSchema = defineEntity({
@@ -31,15 +33,9 @@ export const InventoryItemSchema = defineEntity({
     supplier: () =>
       p.manyToOne(SupplierSchema).deleteRule('restrict').foreignKeyName('inventory_item_supplier_id_fkey'),
     createdBy: p.string().length(320),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    /** Stamped by PostgreSQL (statementTime): a change's item-change record and stock events take updated_at. */
+    createdAt: p.datetime().defaultRaw('now()').onCreate(statementTime),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(statementTime).onUpdate(statementTime),
     version: p.integer().default(1),
   },
 });

@@ -1,5 +1,6 @@
 import { isoSql } from '../shared/sql.js';
-import { numericToNumber } from '../shared/money.js';
+import { numericToNumber, totalValueOf } from '../shared/money.js';
+import type { InventoryItem } from './inventory-item.entity.js';
 
 /**
  * The InventoryItem record of the contract. `SupplierName` is null only as of an instant whose supplier has
@@ -76,5 +77,27 @@ export function toItemView<SupplierName extends string | null = string>(
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: Number(row.version),
+  };
+}
+
+/** The record of an item of the unit of work (its supplier loaded), as toItemView maps the same row read by SQL. */
+export function itemViewOf(item: InventoryItem): ItemView {
+  return {
+    id: item.id,
+    name: item.name,
+    sku: item.sku ?? null,
+    quantity: item.quantity,
+    price: numericToNumber(item.price),
+    totalValue: totalValueOf(item.price, item.quantity),
+    supplierId: item.supplier.id,
+    supplierName: item.supplier.name,
+    minimumQuantity: item.minimumQuantity,
+    onOrderQuantity: item.onOrderQuantity,
+    reorderPoint: item.reorderPoint ?? null,
+    orderUpToQuantity: item.orderUpToQuantity ?? null,
+    createdBy: item.createdBy,
+    createdAt: item.createdAt.toISOString(),
+    updatedAt: item.updatedAt.toISOString(),
+    version: item.version,
   };
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { stockChangedInsertSql } from '../outbox/stock-changed-payload.js';
 import type { WriteContext } from '../shared/write-context.js';
 import type { ItemRow } from './item.view.js';
+import type { InventoryItem } from './inventory-item.entity.js';
 
 export interface StockChange {
   change: number;
@@ -20,6 +21,16 @@ export type StockEventItem = Pick<
   ItemRow,
   'id' | 'name' | 'supplier_id' | 'supplier_name' | 'minimum_quantity' | 'price'
 >;
+
+/** What an event needs to know about an item of the unit of work (its supplier loaded). */
+export const eventItemOf = (item: InventoryItem): StockEventItem => ({
+  id: item.id,
+  name: item.name,
+  supplier_id: item.supplier.id,
+  supplier_name: item.supplier.name,
+  minimum_quantity: item.minimumQuantity,
+  price: item.price,
+});
 
 /**
  * The event of one change, written from its values (bound once each, as columns of `v`), the payload as every

@@ -41,3 +41,22 @@ export function numericToNumber(value: string | number | null | undefined): numb
   if (value === null || value === undefined) return 0;
   return Number(value);
 }
+
+/** 1234 -> "12.34": numeric(12,2) text, as PostgreSQL writes it (and an entity's decimal property holds it). */
+export function centsToText(cents: number | bigint): string {
+  const value = BigInt(cents);
+  const sign = value < 0n ? '-' : '';
+  const absolute = value < 0n ? -value : value;
+  return `${sign}${absolute / 100n}.${String(absolute % 100n).padStart(2, '0')}`;
+}
+
+/** A validated amount (at most two decimals) as numeric(12,2) text: 12.3 -> "12.30". */
+export const moneyText = (value: number): string => centsToText(toCents(value));
+
+/**
+ * numeric(12,2) text times a count, as a JSON number: the exact product in integer cents (never a float
+ * product), then the nearest number to it, as PostgreSQL's `(quantity * price)::text` read as a number gives.
+ */
+export function totalValueOf(price: string, quantity: number): number {
+  return Number(centsToText(BigInt(numericToCents(price)) * BigInt(quantity)));
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { lowerEquals } from '../shared/lower-equals.js';
 import { DuplicateResourceError, ValidationError } from '../shared/errors.js';
 import type { WriteContext } from '../shared/write-context.js';
 import { Supplier } from './supplier.entity.js';
@@ -20,7 +21,7 @@ export const blankToNull = (value: string | null | undefined): string | null => 
 export const duplicateSupplier = () => new DuplicateResourceError('inventory.supplier.duplicate');
 
 /** The suppliers named `name`, case-insensitively as the unique index `supplier_name_uq` compares them. */
-export const namedLike = (name: string) => ({ [sql.lower('name')]: sql`lower(${name})` });
+export const namedLike = (name: string) => lowerEquals('name', name);
 
 /** The fields of the input a supplier takes (blank texts stored as null). */
 export const supplierFields = (input: SupplierInput) => ({

@@ -1,6 +1,8 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { lowerEquals } from '../shared/lower-equals.js';
+import { transactionTime } from '../shared/database-time.js';
 import type { Role } from './roles.js';
+import { User } from './user.entity.js';
 
 /** What the identity provider says about the person (ID token claims). */
 export interface IdentityClaims {
@@ -29,9 +31,10 @@ export function isEmailAllowed(email: string, allowed: readonly string[]): boole
 }
 
 /**
- * Browser sign-in: finds the account by e-mail or creates it (username = e-mail), in one atomic statement.
- * The role is recomputed from ADMIN_EMAILS on every sign-in ("healed"); full name and picture are refreshed.
- * An e-mail outside ALLOWED_EMAILS, or one the provider marks unverified, is refused and nothing is written.
+ * Browser sign-in: finds the account by e-mail (its row locked) or creates it (username = e-mail), in one unit of
+ * work. The role is recomputed from ADMIN_EMAILS on every sign-in ("healed"); full name and picture are
+ * refreshed when the provider sends them; every sign-in is a write of the row (updated_at). An e-mail outside
+ * ALLOWED_EMAILS, or one the provider marks unverified, is refused and nothing is written.
  */
 export async function findOrProvisionUser(
   em: EntityManager,
@@ -45,24 +48,31 @@ export async function findOrProvisionUser(
   const role: Role = policy.adminEmails.includes(email.toLowerCase()) ? 'ROLE_ADMIN' : 'ROLE_USER';
   const fullName = claims.name?.slice(0, 255) || null;
   const picture = claims.picture || null;
-  // ON CONFLICT only arbitrates the e-mail index: a concurrent first sign-in may still trip the username index
-  // (username = e-mail). One retry then finds the committed row through the e-mail arbiter and updates it; a
-  // real username clash (a password account named like this e-mail) fails again and surfaces as 409.
-  const upsert = () =>
-    em.execute<{ id: number; role: Role; created: boolean }[]>(
-      `insert into app_user (username, email, full_name, picture_url, role)
-       values (?, ?, ?, ?, ?)
-       on conflict (lower(email)) where email is not null do update
-         set role = excluded.role,
-             full_name = coalesce(excluded.full_name, app_user.full_name),
-             picture_url = coalesce(excluded.picture_url, app_user.picture_url),
-             updated_at = now()
-       returning id, role, (xmax = 0) as created`,
-      [email, email, fullName, picture, role],
-    );
-  const rows = await upsert().catch(error => {
-    if (error instanceof UniqueConstraintViolationException) return upsert();
+  const provision = () =>
+    em.transactional(async tx => {
+      const found = await tx.findOne(User, lowerEquals('email', email), {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+        refresh: true,
+      });
+      const user =
+        found ??
+        tx.create(User, { username: email, email, fullName, pictureUrl: picture, role, passwordHash: null });
+      if (found) {
+        tx.assign(found, {
+          role,
+          fullName: fullName ?? found.fullName,
+          pictureUrl: picture ?? found.pictureUrl,
+        });
+        found.updatedAt = transactionTime();
+      }
+      await tx.flush();
+      return { outcome: 'signed-in' as const, userId: user.id, role, created: !found };
+    });
+  // The unique indexes close the race of two first sign-ins: the loser's retry finds the committed row and
+  // updates it. A real username clash (a password account named like this e-mail) fails again and surfaces
+  // as 409.
+  return provision().catch(error => {
+    if (error instanceof UniqueConstraintViolationException) return provision();
     throw error;
   });
-  return { outcome: 'signed-in', userId: rows[0].id, role: rows[0].role, created: rows[0].created };
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import type { Role } from './roles.js';
+import { transactionTime } from '../shared/database-time.js';
 
 export const UserSchema = defineEntity({
   name: 'User',
@@ -12,15 +13,9 @@ export const UserSchema = defineEntity({
     fullName: p.string().length(255).nullable(),
     pictureUrl: p.text().nullable(),
     role: p.string().length(20).$type<Role>().default('ROLE_USER'),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    /** Stamped by PostgreSQL (transactionTime). */
+    createdAt: p.datetime().defaultRaw('now()').onCreate(transactionTime),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(transactionTime).onUpdate(transactionTime),
   },
 });
 

@@ -538,4 +538,70 @@ describe('Inventory items (I1-I11)', () => {
       await api().get('/api/items?sort=sku').set('Authorization', fx.user.auth).expect(400);
     });
   });
+  describe('writes through the unit of work', () => {
+    const read = async (id: string) =>
+      (await api().get(`/api/inventory/${id}`).set('Authorization', fx.user.auth).expect(200)).text;
+
+    it('When an item is created, replaced, re-priced and renamed, then each answer is the item as a read returns it, byte for byte', async () => {
+      const created = await api()
+        .post('/api/inventory')
+        .set('Authorization', fx.admin.auth)
+        .send({ name: `Exact ${Date.now()}`, quantity: 3, price: 0.1, supplierId: fx.supplierId, sku: null })
+        .expect(201);
+      const id = created.body.id as string;
+      expect(created.body).to.include({ totalValue: 0.3, price: 0.1, onOrderQuantity: 0, sku: null });
+      expect(created.body.updatedAt).to.equal(created.body.createdAt);
+      expect(created.text).to.equal(await read(id));
+      const replaced = await api()
+        .put(`/api/inventory/${id}`)
+        .set('Authorization', fx.admin.auth)
+        .send({
+          name: `Exact ${Date.now()} b`,
+          quantity: 999999,
+          price: 9999999.99,
+          supplierId: fx.supplierId,
+          minimumQuantity: 2,
+          sku: `EX-${Date.now()}`,
+          reorderPoint: 4,
+          orderUpToQuantity: 9,
+        })
+        .expect(200);
+      expect(replaced.body).to.include({ version: 2, totalValue: 9999989990000.01 });
+      expect(replaced.body.createdAt).to.equal(created.body.createdAt);
+      expect(replaced.text).to.equal(await read(id));
+      const repriced = await api()
+        .patch(`/api/inventory/${id}/price?price=0.07`)
+        .set('Authorization', fx.user.auth)
+        .expect(200);
+      expect(repriced.body).to.include({ version: 3, price: 0.07, totalValue: 69999.93 });
+      expect(repriced.text).to.equal(await read(id));
+      const renamed = await api()
+        .patch(`/api/inventory/${id}/name?name=${encodeURIComponent(`Exact ${Date.now()} c`)}`)
+        .set('Authorization', fx.admin.auth)
+        .expect(200);
+      expect(renamed.body.version).to.equal(4);
+      expect(renamed.text).to.equal(await read(id));
+    });
+
+    it('When two creations of one name (or sku) race, then one is 201 and the other 409, never 500', async () => {
+      for (const clash of ['name', 'sku'] as const) {
+        const name = `Race ${clash} ${Date.now()}`;
+        const answers = await Promise.all(
+          [1, 2, 3, 4].map(n =>
+            api()
+              .post('/api/inventory')
+              .set('Authorization', fx.admin.auth)
+              .send({
+                name: clash === 'name' ? name : `${name} ${n}`,
+                sku: clash === 'sku' ? name.slice(0, 60) : null,
+                quantity: 1,
+                price: 1,
+                supplierId: fx.supplierId,
+              }),
+          ),
+        );
+        expect(answers.map(res => res.status).sort(), clash).to.deep.equal([201, 409, 409, 409]);
+      }
+    });
+  });
 });

@@ -563,4 +563,56 @@ describe('Product API: records, create, get, partial update, delete', () => {
       expect(bad.body.message).to.equal('Die Menge darf nicht negativ sein.');
     });
   });
+  describe('writes through the unit of work', () => {
+    const read = async (id: number) =>
+      JSON.stringify(
+        (await api().get(`/api/products/${id}`).set('Authorization', actors.user.auth).expect(200)).body.data,
+      );
+
+    it('When a product is created, updated, re-priced and renamed, then each answer is the product as a read returns it', async () => {
+      const created = await createProduct(actors.admin, { quantity: 3, price: 0.1, category: '' });
+      expect(created).to.include({ totalValue: 0.3, category: null, description: null });
+      expect(created.updatedAt).to.equal(created.createdAt);
+      expect(JSON.stringify(created)).to.equal(await read(created.id));
+      const answers = [
+        await api()
+          .put(`/api/products/${created.id}`)
+          .set('Authorization', actors.admin.auth)
+          .send({ quantity: 999999, price: 9999999.99, description: 'd' }),
+        await api()
+          .put(`/api/products/${created.id}/price`)
+          .set('Authorization', actors.admin.auth)
+          .send({ price: 0.07 }),
+        await api()
+          .put(`/api/products/${created.id}/name`)
+          .set('Authorization', actors.admin.auth)
+          .send({ name: created.name }),
+      ];
+      expect(answers.map(res => res.status)).to.deep.equal([200, 200, 200]);
+      expect(answers[0].body).to.include({ totalValue: 9999989990000.01, description: 'd' });
+      expect(answers[1].body.data).to.include({ totalValue: 69999.93 });
+      expect(answers[2].body.data.updatedAt, 'a rename to the same name is a write').to.not.equal(
+        answers[1].body.data.updatedAt,
+      );
+      expect(JSON.stringify(answers[2].body.data)).to.equal(await read(created.id));
+    });
+
+    it('When two creations of one name race, or two deletions of one product, then 201 and 409, 200 and 404, never 500', async () => {
+      const name = unique('Race');
+      const creations = await Promise.all(
+        [1, 2, 3].map(() =>
+          api()
+            .post('/api/products')
+            .set('Authorization', actors.admin.auth)
+            .send({ name, quantity: 1, price: 1 }),
+        ),
+      );
+      expect(creations.map(res => res.status).sort()).to.deep.equal([201, 409, 409]);
+      const id = creations.find(res => res.status === 201)!.body.id as number;
+      const deletions = await Promise.all(
+        [1, 2].map(() => api().delete(`/api/products/${id}`).set('Authorization', actors.admin.auth)),
+      );
+      expect(deletions.map(res => res.status).sort()).to.deep.equal([200, 404]);
+    });
+  });
 });

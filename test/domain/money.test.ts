@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { centsToNumber, hasAtMostTwoDecimals, toCents } from '../../domain/shared/money.js';
+import {
+  centsToNumber,
+  centsToText,
+  hasAtMostTwoDecimals,
+  moneyText,
+  toCents,
+  totalValueOf,
+} from '../../domain/shared/money.js';
 
 describe('Money', () => {
   it('When amounts have at most two decimals, then they convert to exact cents', () => {
@@ -15,5 +22,20 @@ describe('Money', () => {
     }
     for (const v of [0.01, 1, 2.5, 999999.99]) expect(hasAtMostTwoDecimals(v), String(v)).to.equal(true);
     expect(() => toCents(0.001)).to.throw(RangeError);
+  });
+
+  it('When amounts are written as numeric text or multiplied by a count, then exactly (no float product)', () => {
+    expect([0, 5, 1230, 100, -5].map(c => centsToText(c))).to.deep.equal([
+      '0.00',
+      '0.05',
+      '12.30',
+      '1.00',
+      '-0.05',
+    ]);
+    expect(moneyText(12.3)).to.equal('12.30');
+    expect(moneyText(9999999.99)).to.equal('9999999.99');
+    expect(totalValueOf('0.10', 3)).to.equal(0.3);
+    expect(totalValueOf('9999999.99', 999999)).to.equal(9999989990000.01);
+    expect(totalValueOf('12.3', 0)).to.equal(0);
   });
 });

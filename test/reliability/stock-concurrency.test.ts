@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type request from 'supertest';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { inLanes, newItem } from '../support/inventory.js';
@@ -110,6 +111,44 @@ describe('Stock changes under concurrency (R1, R2, R4)', function () {
     expect((await send(-1).expect(422)).body.error).to.equal('unprocessable_entity');
     const final = await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(200);
     expect(final.body.quantity).to.equal(17);
+  });
+
+  it('When a PUT, a price change, a rename and a delete are each sent twice with one Idempotency-Key, then one effect each and the same answer', async () => {
+    const item = await newItem(api(), fx.admin.auth, fx.supplierId, { quantity: 4 });
+    const twice = async (key: string, send: () => request.Test) => {
+      const first = await send().set('Idempotency-Key', `${key}-${item.id}`);
+      const second = await send().set('Idempotency-Key', `${key}-${item.id}`);
+      expect(second.status, key).to.equal(first.status);
+      expect(second.text, key).to.equal(first.text);
+      return first;
+    };
+    const put = await twice('put', () =>
+      api()
+        .put(`/api/inventory/${item.id}`)
+        .set('Authorization', fx.admin.auth)
+        .send({
+          name: `${item.name} b`,
+          quantity: 0,
+          price: 3.5,
+          supplierId: fx.supplierId,
+          minimumQuantity: 1,
+        }),
+    );
+    expect(put.body).to.include({ version: 2, quantity: 0 });
+    const priced = await twice('price', () =>
+      api().patch(`/api/inventory/${item.id}/price?price=4.25`).set('Authorization', fx.user.auth),
+    );
+    expect(priced.body).to.include({ version: 3, price: 4.25 });
+    const renamed = await twice('name', () =>
+      api()
+        .patch(`/api/inventory/${item.id}/name?name=${encodeURIComponent(`${item.name} c`)}`)
+        .set('Authorization', fx.admin.auth),
+    );
+    expect(renamed.body.version).to.equal(4);
+    await twice('delete', () =>
+      api().delete(`/api/inventory/${item.id}?reason=SCRAPPED`).set('Authorization', fx.admin.auth),
+    ).then(res => expect(res.status).to.equal(204));
+    await api().get(`/api/inventory/${item.id}`).set('Authorization', fx.user.auth).expect(404);
   });
 
   it('When a create is retried with its Idempotency-Key, then one item and the same 201', async () => {
