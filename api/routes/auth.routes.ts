@@ -49,6 +49,7 @@ export const authRoutes = ({ config, redis }: Services) => {
     {
       method: 'post',
       path: '/api/auth/login',
+      changesNoRows: true,
       summary: 'Password login; returns an HS256 bearer token (429 with Retry-After after too many failures)',
       tag: 'Auth',
       access: 'public',
@@ -91,6 +92,7 @@ export const authRoutes = ({ config, redis }: Services) => {
     {
       method: 'post',
       path: '/api/auth/logout',
+      changesNoRows: true,
       summary: 'API logout: destroys the session and expires the cookies',
       tag: 'Auth',
       access: 'auth',
