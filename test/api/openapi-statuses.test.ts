@@ -411,7 +411,8 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
                   .services.orm.em.fork()
                   .execute<{ n: string }[]>(
                     `select count(*) as n from pg_stat_activity
-                      where datname = current_database() and wait_event_type = 'Lock'`,
+                      where datname = current_database() and application_name = 'stockroom-stream'
+                        and wait_event_type = 'Lock'`,
                   )
               )[0].n !== '0',
             10000,

@@ -8,6 +8,9 @@ import { createUser } from './users.js';
 import { waitFor } from './wait-for.js';
 import { startWorkers } from '../../workers/main.js';
 
+/** The sale entries being written, one after the other (see saleEntry). */
+let saleEntries: Promise<unknown> = Promise.resolve();
+
 /**
  * Fresh resources for one request, made through the API of the shared app (`client`), each one new so a
  * request may delete or change it. With `stale`, every item and order is changed once after it is made and
@@ -97,8 +100,17 @@ export class OperationFixtures {
     return { orderId: order.id, id: res.body.id };
   }
 
-  /** The history entry of a sale of 2 (written as the history worker would). */
-  async saleEntry(): Promise<{ id: string; itemId: string }> {
+  /**
+   * The history entry of a sale of 2 (written as the history worker would). One at a time: a concurrent
+   * completion could mark this sale's event done in a statement whose snapshot had not seen it.
+   */
+  saleEntry(): Promise<{ id: string; itemId: string }> {
+    const entry = saleEntries.then(() => this.writeSaleEntry());
+    saleEntries = entry.catch(() => undefined);
+    return entry;
+  }
+
+  private async writeSaleEntry(): Promise<{ id: string; itemId: string }> {
     const item = await newItem(this.client, this.admin.auth, (await this.supplier()).id);
     await this.client
       .patch(`/api/inventory/${item.id}/quantity?delta=-2&reason=SALE`)
@@ -125,7 +137,7 @@ export class OperationFixtures {
     return res.body.jobId;
   }
 
-  /** A user of its own (for a request that ends the caller's sign-in). */
+  /** A user of its own (for a request that ends the caller's sign-in, or a stream, counted per user). */
   freshUser(): Promise<TestUser> {
     return createUser(this.services, 'ROLE_USER', 'fixture');
   }

@@ -8,7 +8,7 @@ export type Prepared = (client: ApiClient) => Test;
 /**
  * For every operation of the OpenAPI document and every success status it lists (`method template status`):
  * how to get that status, as ADMIN (USER where the route is USER's). Each call makes its own fixtures, so a
- * request may change or delete what it names. The first entry of an operation is its cheapest success.
+ * request may change or delete what it names; a stream is read by a user of its own (STREAMS_PER_USER). The first entry of an operation is its cheapest success.
  */
 export const SUCCESSFUL_REQUESTS: Record<string, (fx: OperationFixtures) => Promise<Prepared>> = {
   'get /api/health 200': async () => c => c.get('/api/health'),
@@ -23,12 +23,18 @@ export const SUCCESSFUL_REQUESTS: Record<string, (fx: OperationFixtures) => Prom
     const user = await fx.freshUser();
     return c => c.post('/api/auth/logout').set('Authorization', user.auth);
   },
-  'get /api/inventory/export.csv 200': async fx => c =>
-    c.get('/api/inventory/export.csv').set('Authorization', fx.user.auth),
-  'get /api/stock-history/export.csv 200': async fx => c =>
-    c.get('/api/stock-history/export.csv').set('Authorization', fx.user.auth),
-  'get /api/products/export.csv 200': async fx => c =>
-    c.get('/api/products/export.csv').set('Authorization', fx.user.auth),
+  'get /api/inventory/export.csv 200': async fx => {
+    const reader = await fx.freshUser();
+    return c => c.get('/api/inventory/export.csv').set('Authorization', reader.auth);
+  },
+  'get /api/stock-history/export.csv 200': async fx => {
+    const reader = await fx.freshUser();
+    return c => c.get('/api/stock-history/export.csv').set('Authorization', reader.auth);
+  },
+  'get /api/products/export.csv 200': async fx => {
+    const reader = await fx.freshUser();
+    return c => c.get('/api/products/export.csv').set('Authorization', reader.auth);
+  },
 
   'post /api/inventory/import 202': async fx => c =>
     c
@@ -211,16 +217,20 @@ export const SUCCESSFUL_REQUESTS: Record<string, (fx: OperationFixtures) => Prom
     return c => c.delete(`/api/suppliers/${supplier.id}`).set('Authorization', fx.admin.auth);
   },
 
-  'get /api/stock-history 200': async fx => c =>
-    c.get('/api/stock-history').set('Authorization', fx.user.auth),
+  'get /api/stock-history 200': async fx => {
+    const reader = await fx.freshUser();
+    return c => c.get('/api/stock-history').set('Authorization', reader.auth);
+  },
   'get /api/stock-history/search 200': async fx => c =>
     c.get('/api/stock-history/search?size=1').set('Authorization', fx.user.auth),
   'get /api/stock-history/item/{itemId} 200': async fx => {
-    const item = await fx.item();
-    return c => c.get(`/api/stock-history/item/${item.id}`).set('Authorization', fx.user.auth);
+    const [item, reader] = await Promise.all([fx.item(), fx.freshUser()]);
+    return c => c.get(`/api/stock-history/item/${item.id}`).set('Authorization', reader.auth);
   },
-  'get /api/stock-history/reason/{reason} 200': async fx => c =>
-    c.get('/api/stock-history/reason/SALE').set('Authorization', fx.user.auth),
+  'get /api/stock-history/reason/{reason} 200': async fx => {
+    const reader = await fx.freshUser();
+    return c => c.get('/api/stock-history/reason/SALE').set('Authorization', reader.auth);
+  },
   'get /api/stock-history/{id} 200': async fx => {
     const entry = await fx.saleEntry();
     return c => c.get(`/api/stock-history/${entry.id}`).set('Authorization', fx.user.auth);
