@@ -302,6 +302,9 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
       const cookie = sessionCookie(away.services.config.sessionSecret);
       const client = apiClient(away);
       await expectEach(503, async operation => prepared(operation)(client).set('Cookie', cookie));
+      // Without a cookie nothing is loaded, but a browser logout still ends the session in the store.
+      const logout = await client.post('/logout').expect(503);
+      expect(logout.body.messageKey).to.equal('error.session.unavailable');
       redisProxy.restore();
       dbProxy.cut();
       const health = await client.get('/health').expect(500);
