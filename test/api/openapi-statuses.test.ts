@@ -60,6 +60,22 @@ const prepare = (operation: Operation, fx: OperationFixtures): Promise<Prepared>
 /** Success statuses whose request needs workers running (a replenishment run): made one at a time. */
 const WITH_WORKERS = new Set(['post /api/replenishment/draft-orders 201']);
 
+/**
+ * Operations that answer without the database: the liveness check (from the last probe), the product health
+ * check (500 when the database is down), the browser logout (the session store only), the admin jobs (Redis).
+ */
+const WITHOUT_DATABASE = new Set([
+  'get /api/health',
+  'get /health',
+  'post /logout',
+  'post /api/admin/reports/rebuild',
+  'get /api/admin/reports/rebuild/{jobId}',
+  'post /api/admin/integrity/check',
+  'get /api/admin/integrity/check/{jobId}',
+  'post /api/admin/replenishment/run',
+  'get /api/admin/replenishment/run/{jobId}',
+]);
+
 /** Requests whose body names something that does not exist (the operation's path names nothing). */
 const BODY_REFERENCE_ABSENT: Record<string, (client: ApiClient, auth: string) => Promise<Response>> = {
   'post /api/inventory': async (c, auth) =>
@@ -281,7 +297,7 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
     expect(wrong, wrong.join('\n')).to.deep.equal([]);
   });
 
-  it('When the session store is away, then every operation answers 503 to a browser; when the database is away, GET /health answers 500', async () => {
+  it('When the session store is away, then every operation answers 503 to a browser; when the database is away, every operation that needs it answers 503 (GET /health 500)', async () => {
     const redisUrl = testEnv().REDIS_URL!;
     const redisProxy = await tcpProxy(Number(new URL(redisUrl).port || 6379));
     const dbProxy = await tcpProxy(Number(new URL(TEST_DATABASE_URL).port || 5432));
@@ -306,9 +322,16 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
       const logout = await client.post('/logout').expect(503);
       expect(logout.body.messageKey).to.equal('error.session.unavailable');
       redisProxy.restore();
+      await waitFor(() => away.services.redis.status === 'ready', 10000, 'the app to have Redis again');
       dbProxy.cut();
       const health = await client.get('/health').expect(500);
       expect(health.body).to.deep.equal({ status: 'DOWN', db: 'DOWN' });
+      // The same requests (bearer, no cookie) with the database away: 503 in the route family's body.
+      await expectEach(
+        503,
+        async operation => prepared(operation)(client),
+        operation => !WITHOUT_DATABASE.has(`${operation.method} ${operation.template}`),
+      );
     } finally {
       redisProxy.restore();
       dbProxy.restore();
