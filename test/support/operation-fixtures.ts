@@ -150,7 +150,9 @@ export class OperationFixtures {
 
   /**
    * A supplier with an item to reorder in the current replenishment suggestions: an item of 30 with a sale
-   * of 10, then a replenishment run by workers started for it.
+   * of 10, then a replenishment run by workers started for it. Two runs: a run requested earlier (and waiting)
+   * starts as soon as the workers do, maybe before the sale reached the analytics, and a request while it
+   * runs gets that run back (single-flight); the second one starts after the first has finished.
    */
   async supplierToReorder(): Promise<string> {
     const supplier = await this.supplier();
@@ -165,23 +167,29 @@ export class OperationFixtures {
     const workers = startWorkers(this.services, { clock: false });
     try {
       await settleConsumers(this.services);
-      const jobId = await this.job('/api/admin/replenishment/run');
-      await waitFor(
-        async () => {
-          const { body } = await this.client
-            .get(`/api/admin/replenishment/run/${jobId}`)
-            .set('Authorization', this.admin.auth)
-            .expect(200);
-          if (body.state === 'failed')
-            throw new Error(`replenishment run failed: ${JSON.stringify(body.result)}`);
-          return body.state === 'completed' || undefined;
-        },
-        60000,
-        'the replenishment run',
-      );
+      await this.replenishmentRun();
+      await this.replenishmentRun();
     } finally {
       await workers.close();
     }
     return supplier.id;
+  }
+
+  /** Requests a replenishment run and waits (on its status route) until it has completed. */
+  private async replenishmentRun(): Promise<void> {
+    const jobId = await this.job('/api/admin/replenishment/run');
+    await waitFor(
+      async () => {
+        const { body } = await this.client
+          .get(`/api/admin/replenishment/run/${jobId}`)
+          .set('Authorization', this.admin.auth)
+          .expect(200);
+        if (body.state === 'failed')
+          throw new Error(`replenishment run failed: ${JSON.stringify(body.result)}`);
+        return body.state === 'completed' || undefined;
+      },
+      60000,
+      'the replenishment run',
+    );
   }
 }
