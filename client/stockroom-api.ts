@@ -1464,7 +1464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Database unreachable or paused */
+            /** @description Database unreachable or paused; or: The database (or the session store) is away, or the statement timed out */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "DOWN";
-                    };
+                    } | components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1671,27 +1671,6 @@ export interface operations {
                      *       "error": "forbidden",
                      *       "message": "This is a read-only demo: changes are not allowed",
                      *       "status": 403,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/auth/login",
-                     *       "correlationId": "SR-1767268800000-0042"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ProductErrorBody"];
-                };
-            };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "data": null,
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
                      *       "timestamp": "2026-01-01T12:00:00.000Z",
                      *       "path": "/api/auth/login",
                      *       "correlationId": "SR-1767268800000-0042"
@@ -2040,26 +2019,6 @@ export interface operations {
                      *       "path": "/api/auth/logout",
                      *       "correlationId": "SR-1767268800000-0042",
                      *       "messageKey": "error.demo.readonly"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/auth/logout",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13274,26 +13233,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/logout",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The JSON body is larger than 1 MB */
             413: {
                 headers: {
@@ -14155,26 +14094,6 @@ export interface operations {
                      *       "path": "/api/analytics/stock-updates/query",
                      *       "correlationId": "SR-1767268800000-0042",
                      *       "messageKey": "error.demo.readonly"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/analytics/stock-updates/query",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15193,26 +15112,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/admin/reports/rebuild",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The JSON body is larger than 1 MB */
             413: {
                 headers: {
@@ -15501,26 +15400,6 @@ export interface operations {
                      *       "path": "/api/admin/integrity/check",
                      *       "correlationId": "SR-1767268800000-0042",
                      *       "messageKey": "error.forbidden"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/admin/integrity/check",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16002,26 +15881,6 @@ export interface operations {
                      *       "path": "/api/admin/replenishment/run",
                      *       "correlationId": "SR-1767268800000-0042",
                      *       "messageKey": "error.forbidden"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "conflict",
-                     *       "message": "The request collided with concurrent changes; please try again",
-                     *       "status": 409,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/admin/replenishment/run",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.transaction.conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];

@@ -49,8 +49,8 @@ const readsPages = (route: RouteDefinition) =>
  * - 401 unless public; 403 for ADMIN routes and for every write (read-only demo mode, a cookie write from
  *   an untrusted origin);
  * - 404 when the path names a resource (an id), checked before the query and body;
- * - 409, 413 and 415 for a write (a conflict beyond the retries; a JSON body, or the upload's own types and
- *   bound);
+ * - 413 and 415 for a write (a JSON body, or the upload's own types and bound); 409 for a write that changes
+ *   rows (a conflict beyond the retries);
  * - 409 and 422 for a write that takes an `Idempotency-Key` (the same key in flight, or reused for another
  *   request);
  * - 429 for a counted stream (STREAMS_PER_USER);
@@ -112,7 +112,7 @@ export function errorStatuses(route: RouteDefinition): ErrorStatus[] {
       upload ? 'csv.import.content.type' : 'error.unsupported.media.type',
     );
   }
-  if (write)
+  if (write && !route.changesNoRows)
     add(
       409,
       'A concurrent change conflicted with this one (a deadlock or serialization failure) beyond the retries',

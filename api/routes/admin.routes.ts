@@ -20,6 +20,7 @@ export const adminRoutes = ({ queues }: Services) =>
     {
       method: 'post',
       path: '/api/admin/reports/rebuild',
+      changesNoRows: true,
       summary: 'Start a rebuild of every analytics rollup (single-flight: a running one is returned)',
       tag: 'Admin',
       access: 'admin',
@@ -40,6 +41,7 @@ export const adminRoutes = ({ queues }: Services) =>
     {
       method: 'post',
       path: '/api/admin/integrity/check',
+      changesNoRows: true,
       summary: 'Start an integrity check of the ledger (single-flight; also run daily); never repairs',
       tag: 'Admin',
       access: 'admin',

@@ -201,6 +201,7 @@ export const analyticsRoutes = (_services: Services): RouteDefinition[] =>
     {
       method: 'post',
       path: '/api/analytics/stock-updates/query',
+      changesNoRows: true,
       summary: 'Filtered stock changes with the filter as a JSON body; a read, allowed in demo mode',
       tag: TAG,
       access: 'auth',

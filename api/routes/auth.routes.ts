@@ -8,6 +8,7 @@ import { getProfile } from '../../domain/users/get-profile.js';
 import { authoritiesOf } from '../../domain/users/roles.js';
 import { MAX_PASSWORD_BYTES } from '../../domain/users/passwords.js';
 import { LoginLimiter } from '../auth/login-limiter.js';
+import { ServiceUnavailableError } from '../../domain/shared/errors.js';
 import { LEGACY_SESSION_COOKIE, SESSION_COOKIE, SESSION_COOKIE_ATTRIBUTES } from '../auth/session.js';
 
 const loginBody = Joi.object({
@@ -31,12 +32,15 @@ const profileSchema = Joi.object({
   pictureUrl: Joi.string().allow(null).required(),
 });
 
-/** Ends the server-side session and expires both session cookie names with every attribute. */
+/**
+ * Ends the server-side session and expires both session cookie names with every attribute. The session store
+ * away: 503, as when the session is loaded (nothing is expired then: the session may still be there).
+ */
 export async function endSession(req: Request, res: Response): Promise<void> {
   if (req.session)
     await new Promise<void>((resolve, reject) =>
       req.session.destroy((e: unknown) =>
-        e ? reject(e instanceof Error ? e : new Error('session destroy failed')) : resolve(),
+        e ? reject(new ServiceUnavailableError('error.session.unavailable', { cause: e })) : resolve(),
       ),
     );
   for (const name of [SESSION_COOKIE, LEGACY_SESSION_COOKIE])
@@ -49,6 +53,7 @@ export const authRoutes = ({ config, redis }: Services) => {
     {
       method: 'post',
       path: '/api/auth/login',
+      changesNoRows: true,
       summary: 'Password login; returns an HS256 bearer token (429 with Retry-After after too many failures)',
       tag: 'Auth',
       access: 'public',
@@ -91,6 +96,7 @@ export const authRoutes = ({ config, redis }: Services) => {
     {
       method: 'post',
       path: '/api/auth/logout',
+      changesNoRows: true,
       summary: 'API logout: destroys the session and expires the cookies',
       tag: 'Auth',
       access: 'auth',

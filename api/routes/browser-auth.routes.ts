@@ -18,6 +18,7 @@ export const browserAuthRoutes = ({ config, logger }: Services): RouteDefinition
     {
       method: 'post',
       path: '/logout',
+      changesNoRows: true,
       summary: 'Browser logout: destroys the session, expires the cookies, redirects to the front end',
       tag: 'Auth',
       access: 'public',

@@ -66,6 +66,7 @@ export const replenishmentRoutes = (services: Services) =>
     {
       method: 'post',
       path: '/api/admin/replenishment/run',
+      changesNoRows: true,
       summary: 'Recompute the suggestions now (single-flight: a waiting or running run is returned)',
       tag: TAG,
       access: 'admin',

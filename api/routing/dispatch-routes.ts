@@ -28,10 +28,13 @@ export function dispatchRoutes(
         next();
       };
       const handle = (req: Request, res: Response) => route.handler(req, res, res.locals.input);
-      const direct: Run = isWrite(route.method)
-        ? (req: Request, res: Response) => retryTransactionConflicts(req, res, async () => handle(req, res))
-        : // The handler's own promise: run-chain passes its rejection (or a synchronous throw) on as the error.
-          handle;
+      // An upload is read once, as it arrives: run again, the handler would find the body consumed (400), so
+      // its conflict answers 409 at once.
+      const direct: Run =
+        isWrite(route.method) && !route.request?.upload
+          ? (req: Request, res: Response) => retryTransactionConflicts(req, res, async () => handle(req, res))
+          : // The handler's own promise: run-chain passes its rejection (or a synchronous throw) on as the error.
+            handle;
       const run = selectConnection ? selectConnection(route, direct) : direct;
       const validate = route.mustExist
         ? [

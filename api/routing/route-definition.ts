@@ -56,6 +56,11 @@ export interface RouteDefinition {
    * writes, Idempotency-Key: see api/openapi/operation-statuses.ts): 409, 410, 412, 422, 428, 429...
    */
   refusals?: Record<number, Refusal>;
+  /**
+   * A write that changes no row in a transaction (a read sent as POST, a sign-in or sign-out, a job handed to
+   * the queue): it cannot lose a deadlock or a serialization check, so it never answers that 409.
+   */
+  changesNoRows?: boolean;
   /** The path names a resource, but one that does not exist reads as empty (200 []), never 404. */
   absentReadsEmpty?: boolean;
   /** Thin: read `input`, call one use case, present the result. */

@@ -2,9 +2,19 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import pg from 'pg';
+import type { Response } from 'supertest';
 import { api, testApp } from '../setup/hooks.js';
 import { createUser, type TestUser } from '../support/users.js';
 import { inLanes } from '../support/inventory.js';
+import { apiClient, startTestApp, type ApiClient, type TestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL, testEnv } from '../support/test-env.js';
+import { OperationFixtures } from '../support/operation-fixtures.js';
+import { SUCCESSFUL_REQUESTS, type Prepared } from '../support/successful-requests.js';
+import { sessionCookie, signedInSession } from '../support/session-cookie.js';
+import { tcpProxy, throughProxy } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/wait-for.js';
+import { encodeChangeCursor } from '../../domain/inventory/item-changes-feed.js';
 
 type Doc = Record<string, any>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -37,37 +47,114 @@ const pathOf = (operation: Operation) =>
     return absentValue(param.schema);
   });
 
+/** The success requests of an operation (SUCCESSFUL_REQUESTS), its cheapest first. */
+const successesOf = (operation: Operation) =>
+  Object.keys(SUCCESSFUL_REQUESTS).filter(key =>
+    key.startsWith(`${operation.method} ${operation.template} `),
+  );
+
+/** The cheapest request that succeeds on `operation`, with its fixtures made. */
+const prepare = (operation: Operation, fx: OperationFixtures): Promise<Prepared> =>
+  SUCCESSFUL_REQUESTS[successesOf(operation)[0]](fx);
+
+/** Success statuses whose request needs workers running (a replenishment run): made one at a time. */
+const WITH_WORKERS = new Set(['post /api/replenishment/draft-orders 201']);
+
+/**
+ * Operations that answer without the database: the liveness check (from the last probe), the product health
+ * check (500 when the database is down), the browser logout (the session store only), the admin jobs (Redis).
+ */
+const WITHOUT_DATABASE = new Set([
+  'get /api/health',
+  'get /health',
+  'post /logout',
+  'post /api/admin/reports/rebuild',
+  'get /api/admin/reports/rebuild/{jobId}',
+  'post /api/admin/integrity/check',
+  'get /api/admin/integrity/check/{jobId}',
+  'post /api/admin/replenishment/run',
+  'get /api/admin/replenishment/run/{jobId}',
+]);
+
+/** Requests whose body names something that does not exist (the operation's path names nothing). */
+const BODY_REFERENCE_ABSENT: Record<string, (client: ApiClient, auth: string) => Promise<Response>> = {
+  'post /api/inventory': async (c, auth) =>
+    c
+      .post('/api/inventory')
+      .set('Authorization', auth)
+      .send({ name: `Item ${randomUUID()}`, quantity: 1, price: 1, supplierId: randomUUID() }),
+  'put /api/products/stock/batch': async (c, auth) =>
+    c
+      .put('/api/products/stock/batch')
+      .set('Authorization', auth)
+      .send({ updates: [{ productId: 987654321, quantity: 1 }] }),
+  'delete /api/products': async (c, auth) =>
+    c
+      .delete('/api/products')
+      .set('Authorization', auth)
+      .send({ ids: [987654321] }),
+  'post /api/purchase-orders': async (c, auth) =>
+    c
+      .post('/api/purchase-orders')
+      .set('Authorization', auth)
+      .send({ supplierId: randomUUID(), lines: [{ itemId: randomUUID(), quantity: 1 }] }),
+  'post /api/replenishment/draft-orders': async (c, auth) =>
+    c.post('/api/replenishment/draft-orders').set('Authorization', auth).send({ supplierId: randomUUID() }),
+};
+
 /*
- * The OpenAPI document is honest about the statuses every operation shares by its shape: for each operation
- * that lists 400, 401, 403, 404, 413 or 415, a request made for that status gets it, in the documented body.
- * (The reverse, that no operation answers a status it does not list, is checked on every answer of every
- * suite by test/support/openapi-conformance.ts, the fuzz over all operations included.)
+ * The OpenAPI document lists exactly what every operation answers: for each operation and each status it
+ * lists, a request made for that status gets it, in the documented body, and the last test checks that every
+ * listed (operation, status) was answered to the requests of this suite. (The reverse, that no operation
+ * answers a status it does not list, is checked on every answer of every suite by
+ * test/support/openapi-conformance.ts, the fuzz over all operations included.)
  */
 describe('OpenAPI document: every operation answers the statuses it lists', function () {
   this.timeout(180_000);
   let user: TestUser;
   let admin: TestUser;
+  let fx: OperationFixtures;
+  /** `operationId status` of every answer to this suite's requests, from every app they went to. */
+  const produced = new Set<string>();
+  const unwatch: (() => void)[] = [];
+  const watched = (app: TestApp) => {
+    unwatch.push(app.conformance.watch(pair => produced.add(pair)));
+    return app;
+  };
 
   before(async () => {
+    watched(testApp());
     user = await createUser(testApp().services, 'ROLE_USER', 'statuses-user');
     admin = await createUser(testApp().services, 'ROLE_ADMIN', 'statuses-admin');
+    fx = new OperationFixtures(api(), testApp().services, admin, user);
   });
+  after(() => unwatch.forEach(stop => stop()));
 
   const listing = (status: number, only: (operation: Operation) => boolean = () => true) =>
     operations(testApp().openapi).filter(
       operation => operation.op.responses[status] !== undefined && only(operation),
     );
 
+  /** A successful request of each of `ops`, its fixtures made (before the app they go to loses something). */
+  async function preparedFor(ops: Operation[]): Promise<(operation: Operation) => Prepared> {
+    const prepared = await inLanes(ops.length, 4, i => prepare(ops[i], fx));
+    const byKey = new Map(
+      ops.map((operation, i) => [`${operation.method} ${operation.template}`, prepared[i]]),
+    );
+    return operation => byKey.get(`${operation.method} ${operation.template}`)!;
+  }
+
   /** Sends one request per operation listing `status` and expects exactly that status. */
   async function expectEach(
     status: number,
     send: (operation: Operation) => Promise<{ status: number; body: unknown }>,
     only?: (operation: Operation) => boolean,
+    lanes = 4,
   ): Promise<void> {
     const ops = listing(status, only);
     expect(ops.length, `operations listing ${status}`).to.be.greaterThan(0);
     const wrong: string[] = [];
-    await inLanes(ops.length, 4, async i => {
+    await inLanes(ops.length, lanes, async i => {
       const res = await send(ops[i]);
       if (res.status !== status)
         wrong.push(
@@ -86,12 +173,10 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
     }));
 
   // Login, logout and the filter query stay allowed in demo mode: their 403 is the origin check of a cookie
-  // write (test/api/security.test.ts).
+  // write (the next test).
   it('When a USER calls an ADMIN operation, or anyone writes in demo mode, then 403', async () => {
-    const { startTestApp } = await import('../support/test-app.js');
-    const demo = await startTestApp({ APP_DEMO_READONLY: 'true' }, { migrate: false });
+    const demo = watched(await startTestApp({ APP_DEMO_READONLY: 'true' }, { migrate: false }));
     try {
-      const { apiClient } = await import('../support/test-app.js');
       const demoApi = apiClient(demo);
       await expectEach(
         403,
@@ -106,8 +191,26 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
     }
   });
 
-  // A 404 of a reference in the body (the supplier of a new item, the products of a batch) is proven by the
-  // suite of its use case.
+  it('When a write of an allowed-in-demo operation comes with a signed-in session cookie from a foreign Origin, then 403', async () => {
+    const cookie = await signedInSession(testApp().services, user.id);
+    await expectEach(
+      403,
+      async operation =>
+        (await prepare(operation, fx))(api())
+          .unset('Authorization')
+          .set('Cookie', cookie)
+          .set('Origin', 'https://evil.example'),
+      operation => operation.op['x-allowed-in-demo'] === true,
+    );
+  });
+
+  it('When the body names something that does not exist, then every operation without a path id that lists 404 answers 404', async () =>
+    expectEach(
+      404,
+      operation => BODY_REFERENCE_ABSENT[`${operation.method} ${operation.template}`](api(), admin.auth),
+      operation => !operation.template.includes('{'),
+    ));
+
   it('When the path names nothing, then every operation with a path id that lists 404 answers 404', async () =>
     expectEach(
       404,
@@ -175,6 +278,195 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
     });
   });
 
+  it('When each operation is called as its use case wants, then it answers each success status it lists', async () => {
+    const listed = operations(testApp().openapi).flatMap(operation =>
+      Object.keys(operation.op.responses)
+        .filter(status => Number(status) < 400)
+        .map(status => `${operation.method} ${operation.template} ${status}`),
+    );
+    expect(Object.keys(SUCCESSFUL_REQUESTS).sort()).to.deep.equal(listed.sort());
+    const wrong: string[] = [];
+    const check = async (key: string) => {
+      const res = await (await SUCCESSFUL_REQUESTS[key](fx))(api());
+      if (res.status !== Number(key.split(' ').at(-1)))
+        wrong.push(`${key}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    };
+    const together = listed.filter(key => !WITH_WORKERS.has(key));
+    await inLanes(together.length, 4, i => check(together[i]));
+    for (const key of WITH_WORKERS) await check(key);
+    expect(wrong, wrong.join('\n')).to.deep.equal([]);
+  });
+
+  it('When the session store is away, then every operation answers 503 to a browser; when the database is away, every operation that needs it answers 503 (GET /health 500)', async () => {
+    const redisUrl = testEnv().REDIS_URL!;
+    const redisProxy = await tcpProxy(Number(new URL(redisUrl).port || 6379));
+    const dbProxy = await tcpProxy(Number(new URL(TEST_DATABASE_URL).port || 5432));
+    const away = watched(
+      await startTestApp(
+        {
+          REDIS_URL: throughProxy(redisUrl, redisProxy),
+          DATABASE_URL: throughProxy(TEST_DATABASE_URL, dbProxy),
+        },
+        { migrate: false },
+      ),
+    );
+    try {
+      const prepared = await preparedFor(listing(503));
+      redisProxy.cut();
+      await waitFor(() => away.services.redis.status !== 'ready', 5000, 'the app to lose Redis');
+      // A session cookie is loaded from the store before anything else looks at the request.
+      const cookie = sessionCookie(away.services.config.sessionSecret);
+      const client = apiClient(away);
+      await expectEach(503, async operation => prepared(operation)(client).set('Cookie', cookie));
+      // Without a cookie nothing is loaded, but a browser logout still ends the session in the store.
+      const logout = await client.post('/logout').expect(503);
+      expect(logout.body.messageKey).to.equal('error.session.unavailable');
+      redisProxy.restore();
+      await waitFor(() => away.services.redis.status === 'ready', 10000, 'the app to have Redis again');
+      dbProxy.cut();
+      const health = await client.get('/health').expect(500);
+      expect(health.body).to.deep.equal({ status: 'DOWN', db: 'DOWN' });
+      // The same requests (bearer, no cookie) with the database away: 503 in the route family's body.
+      await expectEach(
+        503,
+        async operation => prepared(operation)(client),
+        operation => !WITHOUT_DATABASE.has(`${operation.method} ${operation.template}`),
+      );
+    } finally {
+      redisProxy.restore();
+      dbProxy.restore();
+      await away.close();
+      await Promise.all([redisProxy.close(), dbProxy.close()]);
+    }
+  });
+
+  it('When every transaction of a write loses a serialization check, then each write that lists 409 answers 409 once its retries are used up', async () => {
+    // The writes go to an app signed in to PostgreSQL as a role of its own, whose every row change fails as
+    // a serialization failure would; the fixtures are made through the shared app.
+    const role = `stockroom_conflicts_${process.pid}`;
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    let conflicted: TestApp | undefined;
+    try {
+      await db.query(`drop role if exists ${role}`);
+      await db.query(`create role ${role} login superuser`);
+      await db.query(`
+        create function statuses_test_conflict() returns trigger language plpgsql as $$
+        begin
+          if current_user = '${role}' then
+            raise exception 'a serialization failure made by a test' using errcode = '40001';
+          end if;
+          return null;
+        end $$;
+        do $$ declare t text;
+        begin
+          for t in select tablename from pg_tables where schemaname = 'public' loop
+            execute format('create trigger statuses_test_conflict before insert or update or delete on %I
+              for each statement execute function statuses_test_conflict()', t);
+          end loop;
+        end $$;`);
+      const url = new URL(TEST_DATABASE_URL);
+      url.username = role;
+      conflicted = watched(await startTestApp({ DATABASE_URL: url.toString() }, { migrate: false }));
+      const client = apiClient(conflicted);
+      const prepared = await preparedFor(listing(409));
+      // With an Idempotency-Key, even a write that finds nothing to change records its key (and conflicts).
+      await expectEach(409, async operation =>
+        prepared(operation)(client).set('Idempotency-Key', randomUUID()),
+      );
+    } finally {
+      await conflicted?.close();
+      await db.query('drop function if exists statuses_test_conflict() cascade');
+      await db.query(`drop role if exists ${role}`);
+      await db.end();
+    }
+  });
+
+  it('When an Idempotency-Key is sent again with another request, then every write that lists 422 answers 422', async () =>
+    expectEach(422, async operation => {
+      const key = randomUUID();
+      const first = await (await prepare(operation, fx))(api()).set('Idempotency-Key', key);
+      expect(first.status, `${operation.method} ${operation.template}`).to.be.below(300);
+      return (await prepare(operation, fx))(api()).set('Idempotency-Key', key);
+    }));
+
+  it('When If-Match names the version before the last change, then every write that lists 412 answers 412', async () =>
+    expectEach(412, async operation => {
+      const stale = fx.staled();
+      const prepared = await prepare(operation, stale);
+      return prepared(api()).set('If-Match', stale.staleEtag!);
+    }));
+
+  it('When the change feed is asked from a cursor older than it keeps, then 410', async () => {
+    const old = encodeChangeCursor({ xid: '1', id: '1', issuedAt: Date.now() - 31 * 86_400_000 });
+    await expectEach(410, async () =>
+      api().get(`/api/inventory/changes?since=${old}`).set('Authorization', user.auth),
+    );
+  });
+
+  it('When a user holds as many streams as STREAMS_PER_USER, or used up the failed logins, then 429 with Retry-After', async () => {
+    const limited = watched(
+      await startTestApp({ STREAMS_PER_USER: '1', LOGIN_RATE_LIMIT_POINTS: '1' }, { migrate: false }),
+    );
+    // The tables the streams read are locked, so each user's first stream holds its slot until they are free.
+    const lock = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await lock.connect();
+    try {
+      const client = apiClient(limited);
+      const streams = listing(429, operation => operation.op['x-access'] !== 'public');
+      const users = await Promise.all(
+        streams.map(() => createUser(testApp().services, 'ROLE_USER', 'streams')),
+      );
+      const prepared = await Promise.all(streams.map(operation => prepare(operation, fx)));
+      // One operation at a time: a first stream of its user waits on the lock (holding its slot and a stream
+      // connection), the second of the same user is refused.
+      await expectEach(
+        429,
+        async operation => {
+          const i = streams.findIndex(s => s.op.operationId === operation.op.operationId);
+          await lock.query('begin');
+          await lock.query('lock table inventory_item, stock_history, product in access exclusive mode');
+          const first = prepared[i](client)
+            .set('Authorization', users[i].auth)
+            .then(res => res);
+          // Asked on a connection of its own: inside the lock's transaction, pg_stat_activity would not move.
+          await waitFor(
+            async () =>
+              (
+                await testApp()
+                  .services.orm.em.fork()
+                  .execute<{ n: string }[]>(
+                    `select count(*) as n from pg_stat_activity
+                      where datname = current_database() and application_name = 'stockroom-stream'
+                        and wait_event_type = 'Lock'`,
+                  )
+              )[0].n !== '0',
+            10000,
+            'the first stream to wait on the lock',
+          );
+          const res = await prepared[i](client).set('Authorization', users[i].auth);
+          await lock.query('commit');
+          expect((await first).status, 'the first stream').to.equal(200);
+          if (res.status === 429) expect(Number(res.headers['retry-after']), 'Retry-After').to.be.at.least(1);
+          return res;
+        },
+        operation => operation.op['x-access'] !== 'public',
+        1,
+      );
+      const login = fx.user.username;
+      await client.post('/api/auth/login').send({ username: login, password: 'wrong' }).expect(401);
+      await expectEach(
+        429,
+        async () => client.post('/api/auth/login').send({ username: login, password: 'wrong' }),
+        operation => operation.op['x-access'] === 'public',
+      );
+    } finally {
+      await lock.query('rollback').catch(() => undefined);
+      await lock.end();
+      await limited.close();
+    }
+  });
+
   it('When the document is read, then every operation lists its errors with a schema and an example the schema takes', () => {
     const doc = testApp().openapi;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -210,6 +502,16 @@ describe('OpenAPI document: every operation answers the statuses it lists', func
       '422',
       '503',
     ]);
+  });
+
+  it('When every request of this suite has been answered, then each (operation, status) the document lists was answered', () => {
+    const listed = operations(testApp().openapi).flatMap(({ op }) =>
+      Object.keys(op.responses).map(status => `${op.operationId} ${status}`),
+    );
+    const missing = listed.filter(pair => !produced.has(pair));
+    expect(missing, `listed, never answered:\n${missing.join('\n')}`).to.deep.equal([]);
+    // Every answer is checked against the document (an unlisted status throws), so none is beyond the list.
+    expect([...produced].sort()).to.deep.equal(listed.sort());
   });
 });
 

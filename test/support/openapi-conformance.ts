@@ -16,6 +16,7 @@ export class OpenApiConformance {
   private readonly cache = new Map<string, ReturnType<Ajv2020['compile']>>();
   /** `operationId status` of every answer checked so far. */
   readonly seen = new Set<string>();
+  private readonly watchers = new Set<(pair: string) => void>();
 
   constructor(private readonly doc: Doc) {
     addFormats(this.ajv);
@@ -30,6 +31,12 @@ export class OpenApiConformance {
       .sort(
         (a, b) => b.template.replace(/\{[^}]+\}/g, '').length - a.template.replace(/\{[^}]+\}/g, '').length,
       );
+  }
+
+  /** Calls `watcher` with `operationId status` of every documented answer from now on; answers the unwatch. */
+  watch(watcher: (pair: string) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   private operation(method: string, path: string): Doc | undefined {
@@ -51,7 +58,10 @@ export class OpenApiConformance {
     // Every status an operation answers is listed for it: there is no `default` to fall back on.
     const response = op?.responses[status];
     if (op && !response) throw new Error(`${method} ${path}: status ${status} is not documented`);
-    if (op) this.seen.add(`${op.operationId} ${status}`);
+    if (op) {
+      this.seen.add(`${op.operationId} ${status}`);
+      for (const watcher of this.watchers) watcher(`${op.operationId} ${status}`);
+    }
     const schema =
       response?.content?.['application/json']?.schema ??
       (op
