@@ -107,7 +107,11 @@ export function createApp(services: Services): BuiltApp {
     errorStyle,
     jsonBody(),
     rejectNul,
-    sessionMiddleware(config, redis),
+    sessionMiddleware(
+      config,
+      redis,
+      routes.filter(route => route.sessionless).map(route => route.path),
+    ),
     authenticate(config, services.accounts),
     csrfGuard(config),
     dispatchRoutes(routes, config, replicaRouting(services, metrics.countRead)),

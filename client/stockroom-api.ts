@@ -1394,26 +1394,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database (or the session store) is away, or the statement timed out */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "service_unavailable",
-                     *       "message": "The database is temporarily unavailable",
-                     *       "status": 503,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/api/health",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.database.unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
         };
     };
     getApiHealthDb: {
@@ -1464,7 +1444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Database unreachable or paused; or: The database (or the session store) is away, or the statement timed out */
+            /** @description Database unreachable or paused */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1458,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "DOWN";
-                    } | components["schemas"]["ErrorBody"];
+                    };
                 };
             };
         };
@@ -1550,26 +1530,6 @@ export interface operations {
                         /** @enum {string} */
                         db: "UP" | "DOWN";
                     };
-                };
-            };
-            /** @description The database (or the session store) is away, or the statement timed out */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "service_unavailable",
-                     *       "message": "The database is temporarily unavailable",
-                     *       "status": 503,
-                     *       "timestamp": "2026-01-01T12:00:00.000Z",
-                     *       "path": "/health",
-                     *       "correlationId": "SR-1767268800000-0042",
-                     *       "messageKey": "error.database.unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -21,7 +21,12 @@ export const SESSION_COOKIE_ATTRIBUTES = {
  * Browser sessions in Redis: cookie `SESSION` (HttpOnly, Secure, SameSite=None), rolling idle timeout.
  * A Redis failure while loading or saving a session answers 503, never 500 or a hang.
  */
-export function sessionMiddleware(config: Config, redis: Redis): RequestHandler {
+export function sessionMiddleware(
+  config: Config,
+  redis: Redis,
+  sessionlessPaths: readonly string[] = [],
+): RequestHandler {
+  const sessionless = new Set(sessionlessPaths);
   const store = new RedisStore({
     client: redis,
     prefix: `${config.redisPrefix}:sess:`,
@@ -45,6 +50,8 @@ export function sessionMiddleware(config: Config, redis: Redis): RequestHandler 
     const cookie = req.headers.cookie;
     if (req.headers.authorization && !cookie?.includes(cookiePrefix) && req.path.startsWith('/api/'))
       return next();
+    // Health checks answer what they check, whatever the session store does (no session is loaded for them).
+    if (sessionless.has(req.path)) return next();
     // Development on http://localhost: browsers accept Secure cookies from loopback origins, but
     // express-session only sends them over https. Count every request as https for the session cookie,
     // whatever a local reverse proxy says in X-Forwarded-Proto (nginx sends `http` on a plain-http setup).

@@ -126,16 +126,17 @@ export function errorStatuses(route: RouteDefinition): ErrorStatus[] {
     add(429, 'Too many streams of this user at once (STREAMS_PER_USER)', 'error.too.many.streams', {
       retryAfter: true,
     });
-  add(
-    503,
-    route.stream
-      ? 'No database connection is free for the stream (or no disk room to spool it), or the database is away'
-      : write
-        ? 'A row lock was not had within LOCK_TIMEOUT_MS, the statement timed out, or the database is away'
-        : 'The database (or the session store) is away, or the statement timed out',
-    route.stream ? 'error.streams.busy' : write ? 'error.lock.timeout' : 'error.database.unavailable',
-    { retryAfter: route.stream !== undefined || write },
-  );
+  if (!route.sessionless)
+    add(
+      503,
+      route.stream
+        ? 'No database connection is free for the stream (or no disk room to spool it), or the database is away'
+        : write
+          ? 'A row lock was not had within LOCK_TIMEOUT_MS, the statement timed out, or the database is away'
+          : 'The database (or the session store) is away, or the statement timed out',
+      route.stream ? 'error.streams.busy' : write ? 'error.lock.timeout' : 'error.database.unavailable',
+      { retryAfter: route.stream !== undefined || write },
+    );
   // The use case's own refusals, in the same list.
   for (const [status, refusal] of Object.entries(route.refusals ?? {}))
     add(Number(status), refusal.when, refusal.messageKey, {

@@ -3,7 +3,10 @@ import type { Services } from '../../config/services.js';
 import { defineRoutes, type RouteDefinition } from '../routing/route-definition.js';
 import * as s from '../../domain/analytics/analytics.schemas.js';
 import { dayRange, dayRangeOrDefault, timeRange } from '../../domain/analytics/date-params.js';
-import { MAX_STOCK_VALUE_DAYS, stockValueOverTime } from '../../domain/analytics/queries/stock-value-over-time.js';
+import {
+  MAX_STOCK_VALUE_DAYS,
+  stockValueOverTime,
+} from '../../domain/analytics/queries/stock-value-over-time.js';
 import { stockPerSupplier } from '../../domain/analytics/queries/stock-per-supplier.js';
 import { lowStockCount } from '../../domain/analytics/queries/low-stock-count.js';
 import { itemUpdateFrequency } from '../../domain/analytics/queries/item-update-frequency.js';

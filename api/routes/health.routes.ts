@@ -27,6 +27,7 @@ export const healthRoutes = ({ probe }: Services) =>
       summary: 'Liveness: answers from the last background database probe, touches nothing itself',
       tag: 'Health',
       access: 'public',
+      sessionless: true,
       responses: { 200: { description: 'Alive', schema: liveness } },
       handler: (_req, res) =>
         res.json({
@@ -42,6 +43,7 @@ export const healthRoutes = ({ probe }: Services) =>
       summary: 'Deep database check: a real round trip within 3 s',
       tag: 'Health',
       access: 'public',
+      sessionless: true,
       responses: {
         200: { description: 'Database reachable', schema: deepUp },
         503: { description: 'Database unreachable or paused', schema: deepDown },
@@ -60,6 +62,7 @@ export const healthRoutes = ({ probe }: Services) =>
       summary: 'Product-service health check (database round trip)',
       tag: 'Health',
       access: 'public',
+      sessionless: true,
       responses: {
         200: { description: 'Up', schema: productHealth },
         500: { description: 'Database down', schema: productHealth },

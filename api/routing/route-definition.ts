@@ -61,6 +61,11 @@ export interface RouteDefinition {
    * the queue): it cannot lose a deadlock or a serialization check, so it never answers that 409.
    */
   changesNoRows?: boolean;
+  /**
+   * A health check: no session is loaded for it (a signed-in browser's cookie is ignored), so it answers what
+   * it checks while the session store is away, and it lists no 503 of its own beyond its declared responses.
+   */
+  sessionless?: boolean;
   /** The path names a resource, but one that does not exist reads as empty (200 []), never 404. */
   absentReadsEmpty?: boolean;
   /** Thin: read `input`, call one use case, present the result. */
