@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import { statementTime } from '../shared/database-time.js';
 
 /** A supplier (table `supplier`, Migration20261122030000Inventory). Names are unique case-insensitively. */
 export const SupplierSchema = defineEntity({
@@ -13,15 +14,9 @@ export const SupplierSchema = defineEntity({
     /** 0..365 days, null = REPLENISHMENT_DEFAULT_LEAD_DAYS (migration Purchasing). */
     leadTimeDays: p.integer().nullable(),
     createdBy: p.string().length(320),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    /** Stamped by PostgreSQL's clock (statementTime), as every other entity's. */
+    createdAt: p.datetime().defaultRaw('now()').onCreate(statementTime),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(statementTime).onUpdate(statementTime),
   },
 });
 

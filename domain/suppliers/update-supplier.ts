@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { isUuid } from '../shared/sql.js';
 import { Supplier } from './supplier.entity.js';
+import { statementTime } from '../shared/database-time.js';
 import { toSupplierView, type SupplierView } from './supplier.view.js';
 import { duplicateSupplier, namedLike, supplierFields, type SupplierInput } from './create-supplier.js';
 
@@ -24,7 +25,7 @@ export async function updateSupplier(
     tx.assign(supplier, {
       ...supplierFields(input),
       ...(input.leadTimeDays !== undefined ? { leadTimeDays: input.leadTimeDays } : {}),
-      updatedAt: new Date(),
+      updatedAt: statementTime(),
     });
     await tx.flush();
     return toSupplierView(supplier);

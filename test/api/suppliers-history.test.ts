@@ -93,6 +93,12 @@ describe('Suppliers (S1-S7)', () => {
       .send({ ...body, id: a.id })
       .expect(200);
     expect(ok.body).to.include({ id: a.id, name: 'Renamed supplier', email: null });
+    // The answer carries the stored row; the update keeps the creation time PostgreSQL's clock stamped.
+    const stored = await api().get(`/api/suppliers/${a.id}`).set('Authorization', user.auth).expect(200);
+    expect(stored.body).to.deep.equal(ok.body);
+    expect(ok.body.createdAt)
+      .to.equal(a.createdAt)
+      .and.to.match(/^\d{4}-\d{2}-\d{2}T/);
     await api().put(`/api/suppliers/${a.id}`).set('Authorization', user.auth).send(body).expect(403);
   });
 

@@ -8,7 +8,7 @@ export async function newSupplier(client: ApiClient, auth: string, fields: Recor
     .set('Authorization', auth)
     .send({ name: `Supplier ${randomUUID().slice(0, 8)}`, email: 'sales@example.test', ...fields })
     .expect(201);
-  return res.body as { id: string; name: string };
+  return res.body as { id: string; name: string; createdAt: string };
 }
 
 /** Creates an item through the API. */
