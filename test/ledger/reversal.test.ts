@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { api, testApp } from '../setup/hooks.js';
-import { apiClient, startTestApp, type TestApp } from '../support/test-app.js';
+import { apiClient, resetTestDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL } from '../support/test-env.js';
+import { createUser, type TestUser } from '../support/users.js';
 import { newItem, newSupplier } from '../support/inventory.js';
 import { waitForHistorySettled, waitForItemConsumersDone } from '../support/settle.js';
 import { waitFor } from '../support/wait-for.js';
@@ -29,6 +31,8 @@ async function historyOf(client: ApiClient, app: TestApp, auth: string, itemId: 
   await waitForHistorySettled(app.services, 30000);
   return (await client.get(`/api/stock-history/item/${itemId}`).set('Authorization', auth).expect(200)).body;
 }
+
+const WEBHOOK_DATABASE_URL = `${TEST_DATABASE_URL}_reversal_webhook`;
 
 const adjust = (client: ApiClient, auth: string, id: string, delta: number, reason: string) =>
   client
@@ -275,15 +279,25 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     let app: TestApp;
     let appWorkers: RunningWorkers;
     let client: ApiClient;
+    let admin: TestUser;
+    let user: TestUser;
+    let supplierId: string;
 
+    // A database of its own: on the shared one the suite's workers (no webhook URL) could take the alert's
+    // event first and mark it without a delivery.
     before(async () => {
       receiver = await startReceiver(0);
-      app = await startTestApp(
-        { LOW_STOCK_WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: 'webhook-secret-for-tests-0123456789' },
-        { migrate: false },
-      );
+      await resetTestDatabase(WEBHOOK_DATABASE_URL);
+      app = await startTestApp({
+        DATABASE_URL: WEBHOOK_DATABASE_URL,
+        LOW_STOCK_WEBHOOK_URL: receiver.url,
+        WEBHOOK_SECRET: 'webhook-secret-for-tests-0123456789',
+      });
       appWorkers = startWorkers(app.services, { clock: false });
       client = apiClient(app);
+      admin = await createUser(app.services, 'ROLE_ADMIN', 'admin');
+      user = await createUser(app.services, 'ROLE_USER');
+      supplierId = (await newSupplier(client, admin.auth)).id;
     });
     after(async () => {
       await appWorkers?.close();
@@ -292,18 +306,16 @@ describe('Ledger: reversals (POST /api/stock-history/{id}/reverse)', function ()
     });
 
     it('When a reversal takes an item below its minimum, then an alert opens and its webhook is sent', async () => {
-      const item = await newItem(client, fx.admin.auth, fx.supplierId, { quantity: 10, minimumQuantity: 5 });
-      await adjust(client, fx.admin.auth, item.id, 10, 'RESTOCK');
-      await adjust(client, fx.admin.auth, item.id, -8, 'SALE');
-      const restock = (await historyOf(client, app, fx.user.auth, item.id)).find(
-        e => e.reason === 'RESTOCK',
-      )!;
+      const item = await newItem(client, admin.auth, supplierId, { quantity: 10, minimumQuantity: 5 });
+      await adjust(client, admin.auth, item.id, 10, 'RESTOCK');
+      await adjust(client, admin.auth, item.id, -8, 'SALE');
+      const restock = (await historyOf(client, app, user.auth, item.id)).find(e => e.reason === 'RESTOCK')!;
       await client
         .post(`/api/stock-history/${restock.id}/reverse`)
-        .set('Authorization', fx.admin.auth)
+        .set('Authorization', admin.auth)
         .expect(201);
       const alerts = await waitFor(async () => {
-        const res = await client.get('/api/alerts/low-stock').set('Authorization', fx.user.auth).expect(200);
+        const res = await client.get('/api/alerts/low-stock').set('Authorization', user.auth).expect(200);
         return (res.body as { itemId: string; quantity: number }[]).find(a => a.itemId === item.id);
       }, 30000);
       expect(alerts!.quantity).to.equal(2);
