@@ -140,27 +140,6 @@ function ownResponse(spec: ResponseSpec): JsonSchema {
 }
 
 /**
- * A route's own answer for a status that the middleware before it may answer too (a health check's 503 while
- * the session store is away): either body, its own one the example.
- */
-function withSharedError(own: JsonSchema, shared: JsonSchema | undefined): JsonSchema {
-  const ownMedia = own.content?.['application/json'];
-  const sharedMedia = shared?.content?.['application/json'];
-  if (!shared || !ownMedia || !sharedMedia) return own;
-  return {
-    ...shared,
-    ...own,
-    description: `${own.description}; or: ${shared.description}`,
-    content: {
-      'application/json': {
-        schema: { anyOf: [ownMedia.schema, sharedMedia.schema] },
-        example: ownMedia.example,
-      },
-    },
-  };
-}
-
-/**
  * The OpenAPI 3.1 document, generated from the same route definitions that validate requests: every status an
  * operation can answer (operation-statuses.ts), each with its body schema and an example (messages in English).
  */
@@ -173,8 +152,7 @@ export function buildOpenApi(
   for (const route of routes.filter(r => !r.internal)) {
     const responses: Record<string, JsonSchema> = {};
     for (const spec of errorStatuses(route)) responses[spec.status] = errorResponse(route, spec, translate);
-    for (const [status, spec] of Object.entries(route.responses))
-      responses[status] = withSharedError(ownResponse(spec), responses[status]);
+    for (const [status, spec] of Object.entries(route.responses)) responses[status] = ownResponse(spec);
     const operation: JsonSchema = {
       summary: route.summary,
       tags: [route.tag],
