@@ -66,6 +66,17 @@ export const joinCaller = () => ({ propagation: TransactionPropagation.REQUIRED 
 
 export const skuOf = (input: ItemInput): string | null => (input.sku ? input.sku : null);
 
+/** Whether an item other than `exceptId` holds `value` in `column` (case-insensitively, as its unique index). */
+export async function itemHolds(
+  tx: EntityManager,
+  column: 'name' | 'sku',
+  value: string,
+  exceptId?: string,
+): Promise<boolean> {
+  const others = exceptId === undefined ? {} : { id: { $ne: exceptId } };
+  return (await tx.count(InventoryItem, { ...lowerEquals(column, value), ...others })) > 0;
+}
+
 /**
  * Duplicate name, then duplicate sku (409, case-insensitive, other items than `exceptId`), then supplier (404):
  * the contract's order. Returns the supplier. The unique indexes close the race of two writers (409 as well).
@@ -75,12 +86,9 @@ export async function checkItemClashes(
   input: ItemInput,
   exceptId?: string,
 ): Promise<Supplier> {
-  const others = exceptId === undefined ? {} : { id: { $ne: exceptId } };
-  if ((await tx.count(InventoryItem, { ...lowerEquals('name', input.name), ...others })) > 0)
-    throw duplicateItemName();
+  if (await itemHolds(tx, 'name', input.name, exceptId)) throw duplicateItemName();
   const sku = skuOf(input);
-  if (sku !== null && (await tx.count(InventoryItem, { ...lowerEquals('sku', sku), ...others })) > 0)
-    throw duplicateSku();
+  if (sku !== null && (await itemHolds(tx, 'sku', sku, exceptId))) throw duplicateSku();
   const supplier = isUuid(input.supplierId)
     ? await tx.findOne(Supplier, input.supplierId, { refresh: true })
     : null;

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { lowerEquals } from '../shared/lower-equals.js';
-import { InventoryItem } from './inventory-item.entity.js';
+import { itemHolds } from './create-item.js';
 import { duplicateItemName } from './item-errors.js';
 import { itemViewOf, type ItemView } from './item.view.js';
 import { recordItemChange } from './item-change.js';
@@ -13,8 +12,7 @@ export async function renameItem(
 ): Promise<ItemView> {
   return em.transactional(async tx => {
     const item = await lockItem(tx, input.id, input.expectedVersion);
-    if ((await tx.count(InventoryItem, { ...lowerEquals('name', input.name), id: { $ne: item.id } })) > 0)
-      throw duplicateItemName();
+    if (await itemHolds(tx, 'name', input.name, item.id)) throw duplicateItemName();
     item.name = input.name;
     bumpVersion(item);
     await tx.flush();
