@@ -27,8 +27,9 @@ export interface AdjustQuantityInput {
  * with the row (re-evaluated after a wait for its lock), so the instant the API shows is the change's own. The row lock is held for a single round trip, which is what bounds the
  * throughput of a hot item. The event payload is built from the updated row, so it carries exactly the
  * quantities this change produced (StockChangedPayload). Each input is bound once, as a column of `a`.
+ * Exported for the bench's bare baseline, which runs the same statement.
  */
-const ADJUST_SQL = `
+export const ADJUST_SQL = `
 with a as (
   select ?::bigint as delta, ?::uuid as id, ?::integer as expected_quantity, ?::integer as expected_version,
          ?::text as reason, ?::text as created_by, ?::text as correlation_id, ?::jsonb as extra

@@ -1,13 +1,13 @@
 import express from 'express';
 import pg from 'pg';
 import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../../domain/inventory/item.view.js';
+import { ADJUST_SQL } from '../../domain/inventory/adjust-quantity.js';
 
 /**
  * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and
  * PATCH of one item (no auth, no validation, no logging, no ORM), as prepared statements like Stockroom's hot
  * paths (unprepared, PostgreSQL would parse and plan every query of the baseline only, which flatters the
- * ratio). Its outbox rows get no pending rows (outbox_pending), so the workers of the bench leave them alone.
- * Env: DATABASE_URL, PORT, DB_POOL_MAX.
+ * ratio). Env: DATABASE_URL, PORT, DB_POOL_MAX, BENCH_BARE_WRITE.
  */
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -25,7 +25,30 @@ app.get('/api/inventory/:id', async (req, res) => {
   else res.json(toItemView(rows[0]));
 });
 
-app.patch('/api/inventory/:id/quantity', async (req, res) => {
+/**
+ * The PATCH as Stockroom writes it: its own adjust statement (the guarded update, the item-change record, the
+ * outbox event and its pending rows, one round trip), so the ratio measures everything around the SQL.
+ * BENCH_BARE_WRITE=minimal runs the earlier baseline instead: a plain update and an event row without pending
+ * rows or item-change record, in a transaction of four round trips.
+ */
+const adjustText = ADJUST_SQL.replace(
+  /\?/g,
+  (() => {
+    let n = 0;
+    return () => `$${++n}`;
+  })(),
+);
+const sameWrite = async (req: express.Request, res: express.Response) => {
+  const { rows } = await pool.query<ItemRow>({
+    name: 'bare_adjust_same',
+    text: adjustText,
+    values: [Number(req.query.delta), req.params.id, null, null, req.query.reason, 'bench', null, null],
+  });
+  if (rows.length === 0) res.status(404).end();
+  else res.json(toItemView(rows[0]));
+};
+
+const minimalWrite = async (req: express.Request, res: express.Response) => {
   const delta = Number(req.query.delta);
   const client = await pool.connect();
   try {
@@ -56,7 +79,12 @@ app.patch('/api/inventory/:id/quantity', async (req, res) => {
   } finally {
     client.release();
   }
-});
+};
+
+app.patch(
+  '/api/inventory/:id/quantity',
+  process.env.BENCH_BARE_WRITE === 'minimal' ? minimalWrite : sameWrite,
+);
 
 app.get('/api/health', (_req, res) => res.json({ status: 'ok' }));
 

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { testApp } from '../setup/hooks.js';
+import { createRedis } from '../../config/redis.js';
+import { QueueProducer } from '../../domain/queues/queue-producer.js';
+import { STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
+import { DOORBELL_SPACING_MS, publishEvents } from '../../domain/outbox/publish-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * The API's doorbell rings through a real BullMQ queue on the test Redis (a prefix of its own, no worker): each
+ * completed add is counted by the queue's own `waiting` event.
+ */
+describe('Doorbell spacing of the API writes', () => {
+  it('When writes commit within the spacing after a ring, then they share ONE trailing ring and do not wait for it; a write after a quiet spell rings at once', async () => {
+    const redis = createRedis(testApp().services.config, 'producer');
+    const producer = new QueueProducer(redis, `spacing-${process.pid}-${Date.now()}`, 2000);
+    const consumers = [STOCK_HISTORY_CONSUMER];
+    let rings = 0;
+    producer.queue(STOCK_HISTORY_CONSUMER.queue).on('waiting', () => rings++);
+    const quiet = () => new Promise(resolve => setTimeout(resolve, DOORBELL_SPACING_MS * 3));
+    try {
+      // A machine under load may take longer than the spacing for the first ring's round trip: then the
+      // following writes ring at once, and the attempt is repeated.
+      let exercised = false;
+      for (let attempt = 0; attempt < 20 && !exercised; attempt++) {
+        await quiet();
+        const before = rings;
+        const sentAt = performance.now();
+        await publishEvents(producer, ['1'], consumers);
+        expect(rings, 'a write after a quiet spell rings before it returns').to.equal(before + 1);
+        await publishEvents(producer, ['2'], consumers);
+        await publishEvents(producer, ['3'], consumers);
+        if (performance.now() - sentAt >= DOORBELL_SPACING_MS) {
+          await waitFor(() => rings >= before + 2, 2000, 'the rings of a slow attempt');
+          continue;
+        }
+        exercised = true;
+        expect(rings, 'the writes within the spacing do not wait for a ring').to.equal(before + 1);
+        await waitFor(() => rings === before + 2, 2000, 'the trailing ring');
+        await quiet();
+        expect(rings, 'one trailing ring for both writes').to.equal(before + 2);
+      }
+      expect(exercised, 'two writes within the spacing of a ring').to.equal(true);
+      // Writes without events ring nothing.
+      await quiet();
+      const before = rings;
+      await publishEvents(producer, [], consumers);
+      await quiet();
+      expect(rings).to.equal(before);
+    } finally {
+      await producer.queue(STOCK_HISTORY_CONSUMER.queue).obliterate({ force: true });
+      await producer.close();
+      redis.disconnect();
+    }
+  });
+});
