@@ -21,6 +21,7 @@ import { replicaRouting } from './routing/replica-reads.js';
 import { enterApiFirst } from './routing/enter-api-first.js';
 import {
   API_CONTENT_SECURITY_POLICY,
+  DOCUMENT_ONLY_HEADERS_OFF,
   pageSecurityPolicy,
   securityHeaders,
 } from './middleware/security-headers.js';
@@ -98,6 +99,7 @@ export function createApp(services: Services): BuiltApp {
       {
         hsts: { maxAge: 31536000, includeSubDomains: true },
         contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
+        ...DOCUMENT_ONLY_HEADERS_OFF,
       },
       // Nothing the API answers may be stored by a cache (S13).
       { 'Cache-Control': 'no-store' },

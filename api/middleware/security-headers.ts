@@ -41,9 +41,26 @@ export const API_CONTENT_SECURITY_POLICY: HelmetOptions['contentSecurityPolicy']
   directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
 };
 
+/**
+ * helmet's headers that only mean something for an HTML document (process isolation, DNS prefetching of its
+ * links, old browsers' download and XSS handling, Flash and PDF policies): left off the API's JSON and CSV
+ * answers, as the OWASP REST Security Cheat Sheet lists them, and sent with the pages (pageSecurityPolicy).
+ */
+export const DOCUMENT_ONLY_HEADERS_OFF = {
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+} as const satisfies HelmetOptions;
+
 /** helmet's response headers on every answer, and `extra` headers that are the same on every answer. */
 export const securityHeaders = (options: HelmetOptions, extra: Record<string, string> = {}): RequestHandler =>
   recordedHeaders(helmet(options), extra);
 
-/** helmet's default Content-Security-Policy, for the routes that serve HTML pages (Swagger UI, bull-board). */
-export const pageSecurityPolicy = (): RequestHandler => recordedHeaders(helmet.contentSecurityPolicy());
+/**
+ * helmet's defaults for the routes that serve HTML pages (Swagger UI, bull-board): its default
+ * Content-Security-Policy and the document-only headers the API's answers leave off.
+ */
+export const pageSecurityPolicy = (): RequestHandler => recordedHeaders(helmet());

@@ -38,6 +38,12 @@ describe('Security headers and log hygiene', () => {
     expect(page.headers['content-type']).to.match(/^text\/html/);
     expect(page.headers['content-security-policy']).to.include("script-src 'self'");
     expect(page.headers['content-security-policy']).to.include("default-src 'self'");
+    // The headers that only mean something for a document come with the pages, not with the JSON answers.
+    expect(page.headers['cross-origin-opener-policy']).to.equal('same-origin');
+    expect(page.headers['x-frame-options']).to.equal('SAMEORIGIN');
+    expect(json.headers['cross-origin-opener-policy']).to.equal(undefined);
+    expect(json.headers['x-dns-prefetch-control']).to.equal(undefined);
+    expect(json.headers['cross-origin-resource-policy']).to.equal('same-origin');
   });
 
   it('When a preflight comes from an unlisted origin, then no CORS grant; a listed origin gets credentials', async () => {
