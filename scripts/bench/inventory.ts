@@ -155,8 +155,9 @@ export async function benchInventory(): Promise<void> {
     // Each side's peak RSS over the read phase (warm-up and rounds): one sample 0.5 s before a round ends
     // catches the bare server anywhere between two of its collections (136-197 MB in runs of the same build).
     const readPeak = { ...sampler.max };
-    // The write path twice: with the worker draining the events on the same cores (the whole system), and
-    // the request path alone (the worker process paused: the bare side has no pipeline to feed).
+    // The write path twice: with the worker draining the events on the same cores (the whole system: the bare
+    // side's events have their pending rows too, and the worker's sweeper wakes the consumers for them within a
+    // second), and the request path alone (the worker process paused).
     const writeSides = {
       ours: { url: ours, paths: patchPaths, headers, method: 'PATCH' as const, connections },
       bare: {
