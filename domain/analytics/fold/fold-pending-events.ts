@@ -76,7 +76,12 @@ function foldRows(events: PendingRow[]): { rows: FoldRows; states: ItemStateJson
   const states: ItemStateJson[] = [];
   for (const [itemId, item] of byItem) {
     const state = foldItemEventsInto(item.start, item.events, rows);
-    states.push({ item_id: itemId, wac_q: state.q, wac_c: formatUnits(state.c), last_event_id: state.lastEventId });
+    states.push({
+      item_id: itemId,
+      wac_q: state.q,
+      wac_c: formatUnits(state.c),
+      last_event_id: state.lastEventId,
+    });
   }
   return { rows, states };
 }
