@@ -62,6 +62,8 @@ export interface ReasonRow {
 }
 
 export interface UserRow {
+  /** The item whose events the row counts (its rollup slot). */
+  itemId: string;
   day: string;
   supplierKey: string;
   createdBy: string;
@@ -75,16 +77,38 @@ export interface FoldResult {
   users: UserRow[];
 }
 
+/** The rows folds write: day, reason and user deltas, each list in the order its rows first appeared. */
+export interface FoldRows {
+  days: DayRow[];
+  reasons: ReasonRow[];
+  users: UserRow[];
+}
+
 /**
  * Folds one item's events (in event-id order) into day, reason and user deltas plus the item's new running
  * state. Pure: the consumer merges the deltas into the tables, the rebuild inserts them.
  */
 export function foldItemEvents(start: WacState & { lastEventId: string }, events: FoldEvent[]): FoldResult {
+  const rows: FoldRows = { days: [], reasons: [], users: [] };
+  return { state: foldItemEventsInto(start, events, rows), ...rows };
+}
+
+/**
+ * foldItemEvents adding the item's rows to `into` (the rows of a whole consumer batch), returning its new
+ * running state. No object or text per event beyond what a new row needs: while the item has few day rows (a
+ * consumer batch holds an item's events of a few milliseconds) its rows are found by comparing day, supplier,
+ * reason and user with the item's rows in `into`, so no key text, map or list is made per event or item; from
+ * the ninth day row on (the rebuild refolds an item's whole history) by keys, as maps.
+ */
+export function foldItemEventsInto(
+  start: WacState & { lastEventId: string },
+  events: FoldEvent[],
+  into: FoldRows,
+): WacState & { lastEventId: string } {
   let state: WacState = { q: start.q, c: start.c };
   let lastEventId = start.lastEventId;
-  const days = new Map<string, DayRow>();
-  const reasons = new Map<string, ReasonRow>();
-  const users = new Map<string, UserRow>();
+  const item = new ItemRows(into);
+  let row: DayRow | undefined;
   for (const e of events) {
     const supplierKey = e.supplierId ?? NO_SUPPLIER;
     const applied =
@@ -92,35 +116,8 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
         ? applyWac(state, e.change, e.reason, e.unitCost ?? e.priceAtChange)
         : applyReversal(state, e.change, e.reason, e.reversalUnitCost);
     state = applied.state;
-    const key = `${e.day}|${supplierKey}`;
-    let row = days.get(key);
-    if (!row) {
-      row = {
-        itemId: e.itemId,
-        day: e.day,
-        supplierKey,
-        supplierName: e.supplierName,
-        itemName: e.itemName,
-        entries: 0,
-        qtyIn: 0,
-        qtyOut: 0,
-        priceSum: 0n,
-        closingQuantity: 0,
-        closingPrice: '0',
-        wacQ: 0,
-        wacC: 0n,
-        purchasesQty: 0,
-        purchasesCost: 0n,
-        returnsInQty: 0,
-        returnsInCost: 0n,
-        cogsQty: 0,
-        cogsCost: 0n,
-        writeOffQty: 0,
-        writeOffCost: 0n,
-        lastEventId: e.id,
-      };
-      days.set(key, row);
-    }
+    if (row === undefined || row.day !== e.day || row.supplierKey !== supplierKey)
+      row = item.day(e, supplierKey);
     row.entries += 1;
     if (e.change > 0) row.qtyIn += e.change;
     else row.qtyOut -= e.change;
@@ -147,8 +144,60 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
       row.writeOffCost += move.cost;
     }
 
-    const reasonKey = `${key}|${e.reason}`;
-    const r = reasons.get(reasonKey) ?? {
+    const r = item.reason(e, supplierKey);
+    r.entries += 1;
+    r.itemName = e.itemName;
+    if (e.change > 0) r.increase += e.change;
+    else r.decrease -= e.change;
+
+    item.user(e, supplierKey).entries += 1;
+    lastEventId = e.id;
+  }
+  return { q: state.q, c: state.c, lastEventId };
+}
+
+/** Day rows an item may have before its rows are found by keys instead of by comparison (foldItemEventsInto). */
+const ROWS_COMPARED = 8;
+
+/** One item's rows in a FoldRows (those from the lengths it had when the item's fold started). */
+class ItemRows {
+  private readonly days0: number;
+  private readonly reasons0: number;
+  private readonly users0: number;
+  private keyed?: { days: Map<string, DayRow>; reasons: Map<string, ReasonRow>; users: Map<string, UserRow> };
+
+  constructor(private readonly into: FoldRows) {
+    this.days0 = into.days.length;
+    this.reasons0 = into.reasons.length;
+    this.users0 = into.users.length;
+  }
+
+  day(e: FoldEvent, supplierKey: string): DayRow {
+    const { days } = this.into;
+    if (this.keyed) {
+      const held = this.keyed.days.get(`${e.day}|${supplierKey}`);
+      if (held) return held;
+    } else
+      for (let i = this.days0; i < days.length; i++)
+        if (days[i].day === e.day && days[i].supplierKey === supplierKey) return days[i];
+    const row = newDayRow(e, supplierKey);
+    days.push(row);
+    if (this.keyed) this.keyed.days.set(`${e.day}|${supplierKey}`, row);
+    else if (days.length - this.days0 > ROWS_COMPARED) this.keyed = this.keys();
+    return row;
+  }
+
+  reason(e: FoldEvent, supplierKey: string): ReasonRow {
+    const { reasons } = this.into;
+    if (this.keyed) {
+      const held = this.keyed.reasons.get(`${e.day}|${supplierKey}|${e.reason}`);
+      if (held) return held;
+    } else
+      for (let i = this.reasons0; i < reasons.length; i++) {
+        const r = reasons[i];
+        if (r.reason === e.reason && r.day === e.day && r.supplierKey === supplierKey) return r;
+      }
+    const r: ReasonRow = {
       itemId: e.itemId,
       day: e.day,
       supplierKey,
@@ -158,22 +207,59 @@ export function foldItemEvents(start: WacState & { lastEventId: string }, events
       increase: 0,
       decrease: 0,
     };
-    r.entries += 1;
-    r.itemName = e.itemName;
-    if (e.change > 0) r.increase += e.change;
-    else r.decrease -= e.change;
-    reasons.set(reasonKey, r);
-
-    const userKey = `${key}|${e.createdBy}`;
-    const u = users.get(userKey) ?? { day: e.day, supplierKey, createdBy: e.createdBy, entries: 0 };
-    u.entries += 1;
-    users.set(userKey, u);
-    lastEventId = e.id;
+    reasons.push(r);
+    this.keyed?.reasons.set(`${e.day}|${supplierKey}|${e.reason}`, r);
+    return r;
   }
-  return {
-    state: { ...state, lastEventId },
-    days: [...days.values()],
-    reasons: [...reasons.values()],
-    users: [...users.values()],
-  };
+
+  user(e: FoldEvent, supplierKey: string): UserRow {
+    const { users } = this.into;
+    if (this.keyed) {
+      const held = this.keyed.users.get(`${e.day}|${supplierKey}|${e.createdBy}`);
+      if (held) return held;
+    } else
+      for (let i = this.users0; i < users.length; i++) {
+        const u = users[i];
+        if (u.createdBy === e.createdBy && u.day === e.day && u.supplierKey === supplierKey) return u;
+      }
+    const u: UserRow = { itemId: e.itemId, day: e.day, supplierKey, createdBy: e.createdBy, entries: 0 };
+    users.push(u);
+    this.keyed?.users.set(`${e.day}|${supplierKey}|${e.createdBy}`, u);
+    return u;
+  }
+
+  /** The item's rows so far by their keys. */
+  private keys() {
+    const { days, reasons, users } = this.into;
+    return {
+      days: new Map(days.slice(this.days0).map(d => [`${d.day}|${d.supplierKey}`, d])),
+      reasons: new Map(reasons.slice(this.reasons0).map(r => [`${r.day}|${r.supplierKey}|${r.reason}`, r])),
+      users: new Map(users.slice(this.users0).map(u => [`${u.day}|${u.supplierKey}|${u.createdBy}`, u])),
+    };
+  }
 }
+
+const newDayRow = (e: FoldEvent, supplierKey: string): DayRow => ({
+  itemId: e.itemId,
+  day: e.day,
+  supplierKey,
+  supplierName: e.supplierName,
+  itemName: e.itemName,
+  entries: 0,
+  qtyIn: 0,
+  qtyOut: 0,
+  priceSum: 0n,
+  closingQuantity: 0,
+  closingPrice: '0',
+  wacQ: 0,
+  wacC: 0n,
+  purchasesQty: 0,
+  purchasesCost: 0n,
+  returnsInQty: 0,
+  returnsInCost: 0n,
+  cogsQty: 0,
+  cogsCost: 0n,
+  writeOffQty: 0,
+  writeOffCost: 0n,
+  lastEventId: e.id,
+});

@@ -3,12 +3,12 @@ import { ANALYTICS_CONSUMER, ASYNC_COMMIT_SQL } from '../../outbox/consumers.js'
 import { allMarkedCheck, markedCte, pendingBatch, pendingEventsSql } from '../../outbox/pending-events.js';
 import { byKey } from '../../shared/sql.js';
 import type { SqlRun } from '../../shared/native-transaction.js';
-import { toUnits } from '../decimal.js';
-import { foldItemEvents, type FoldEvent, type FoldResult } from './fold-item-events.js';
-import { foldWritesParams, foldWritesSql } from './write-rollups.js';
+import { formatUnits, toUnits } from '../decimal.js';
+import { foldItemEventsInto, type FoldEvent, type FoldRows } from './fold-item-events.js';
+import { foldWritesParams, foldWritesSql, type ItemStateJson } from './write-rollups.js';
 
 /** An item's running state before the batch. */
-type FoldState = Parameters<typeof foldItemEvents>[0];
+type FoldState = Parameters<typeof foldItemEventsInto>[0];
 
 /**
  * A pending event as the fold reads it, with its item's stored running state (null columns: none stored yet):
@@ -53,8 +53,11 @@ const utcDay = (occurredAt: string): string =>
     ? occurredAt.slice(0, 10)
     : new Date(occurredAt).toISOString().slice(0, 10);
 
-/** The batch's events folded per item in id order, from each item's stored running state. */
-function foldRows(events: PendingRow[]): FoldResult[] {
+/**
+ * The batch's events folded per item in id order, from each item's stored running state: the rows of every
+ * item's fold in one FoldRows (no lists per item) and each item's new running state.
+ */
+function foldRows(events: PendingRow[]): { rows: FoldRows; states: ItemStateJson[] } {
   const byItem = new Map<string, { start: FoldState; events: FoldEvent[] }>();
   for (const e of events) {
     if (e.type !== STOCK_CHANGED) continue;
@@ -69,7 +72,18 @@ function foldRows(events: PendingRow[]): FoldResult[] {
     e.day = utcDay(e.day);
     item.events.push(e);
   }
-  return [...byItem.values()].map(item => foldItemEvents(item.start, item.events));
+  const rows: FoldRows = { days: [], reasons: [], users: [] };
+  const states: ItemStateJson[] = [];
+  for (const [itemId, item] of byItem) {
+    const state = foldItemEventsInto(item.start, item.events, rows);
+    states.push({
+      item_id: itemId,
+      wac_q: state.q,
+      wac_c: formatUnits(state.c),
+      last_event_id: state.lastEventId,
+    });
+  }
+  return { rows, states };
 }
 
 /**
@@ -79,7 +93,8 @@ function foldRows(events: PendingRow[]): FoldResult[] {
  */
 async function writeBatch(sql: SqlRun, events: PendingRow[]): Promise<number> {
   if (events.length === 0) return 0;
-  await sql(WRITE_BATCH_SQL, [...foldWritesParams(foldRows(events)), events.map(e => e.id)]);
+  const { rows, states } = foldRows(events);
+  await sql(WRITE_BATCH_SQL, [...foldWritesParams(rows, states), events.map(e => e.id)]);
   return events.length;
 }
 

@@ -8,7 +8,7 @@ import {
 } from './activity-rollups.js';
 import { reasonRollupUpserts } from './reason-rollups.js';
 import { bucketTotalUpserts } from './bucket-totals.js';
-import type { DayRow, FoldResult, ReasonRow, UserRow } from './fold-item-events.js';
+import type { DayRow, FoldRows, ReasonRow, UserRow } from './fold-item-events.js';
 
 const dayJson = (r: DayRow) => ({
   item_id: r.itemId,
@@ -47,6 +47,7 @@ const reasonJson = (r: ReasonRow) => ({
 });
 
 const userJson = (r: UserRow) => ({
+  item_id: r.itemId,
   day: r.day,
   supplier_key: r.supplierKey,
   created_by: r.createdBy,
@@ -75,16 +76,13 @@ const DAY_NAMES = DAY_COLUMNS.split(',').map(c => c.trim().split(/\s+/)[0]);
 /** Day rows sent as a JSON parameter, read back as `x` with the columns of `analytics_item_day`. */
 const dayRows = (param: string) => `jsonb_to_recordset(${param}::jsonb) as x(${DAY_COLUMNS})`;
 
-/** The items' running state after their folds. */
-const itemStates = (folds: FoldResult[]) =>
-  folds
-    .filter(f => f.days.length > 0)
-    .map(f => ({
-      item_id: f.days[0].itemId,
-      wac_q: f.state.q,
-      wac_c: formatUnits(f.state.c),
-      last_event_id: f.state.lastEventId,
-    }));
+/** An item's running state after its fold, as ITEM_STATE_UPSERT reads it. */
+export interface ItemStateJson {
+  item_id: string;
+  wac_q: number;
+  wac_c: string;
+  last_event_id: string;
+}
 
 /**
  * The consumer's whole write of a batch as ONE statement (one round trip, and its own transaction when it runs
@@ -132,12 +130,12 @@ export function foldWritesSql(markers: string, check: string, tail = ''): string
           select ${written.map(w => `(select count(*) from ${w})`).join(' + ')} as written, ${check}${tail}`;
 }
 
-/** The parameters $1-$4 of foldWritesSql for the fold results `folds`. */
-export const foldWritesParams = (folds: FoldResult[]): unknown[] => [
-  JSON.stringify(folds.flatMap(f => f.days.map(dayJson))),
-  JSON.stringify(folds.flatMap(f => f.reasons.map(reasonJson))),
-  JSON.stringify(folds.flatMap(f => f.users.map(u => ({ ...userJson(u), item_id: f.days[0]?.itemId })))),
-  JSON.stringify(itemStates(folds)),
+/** The parameters $1-$4 of foldWritesSql for the rows of a batch's folds and its items' new running states. */
+export const foldWritesParams = (rows: FoldRows, states: ItemStateJson[]): unknown[] => [
+  JSON.stringify(rows.days.map(dayJson)),
+  JSON.stringify(rows.reasons.map(reasonJson)),
+  JSON.stringify(rows.users.map(userJson)),
+  JSON.stringify(states),
 ];
 
 /** Reason rows sent as a JSON parameter, read back with the columns of `analytics_reason_day`. */
