@@ -56,7 +56,9 @@ import {
  * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process). The lag-only runs
  * (BENCH_LAG_RATE, BENCH_LAG_AB) first write and drain one backlog (prefill), as the full run's drains do before
  * its lag phases. BENCH_WORKER_NODE_OPTIONS is added to the worker processes' NODE_OPTIONS (e.g. an `--import`
- * of a module that watches garbage collection; V8 flags there do not override the Procfile line's own).
+ * of a module that watches garbage collection; V8 flags there do not override the Procfile line's own);
+ * BENCH_WORKER_NODE_FLAGS is put on the worker line after the Procfile's own flags (any V8 flag, overriding them),
+ * e.g. BENCH_LAG_AB=BENCH_WORKER_NODE_FLAGS=,--max-semi-space-size=16 for an A/B of the heap settings.
  */
 const ITEMS = 2000;
 const SUPPLIERS = 20;
@@ -959,10 +961,14 @@ async function startProcess(
     NODE_OPTIONS:
       `${profile}${role === 'worker' ? (process.env.BENCH_WORKER_NODE_OPTIONS ?? '') : ''}`.trim(),
   };
-  // BENCH_WORKER_DIR (e.g. through BENCH_LAG_AB) runs the worker line of another built checkout: an A/B of two builds.
+  // BENCH_WORKER_DIR (e.g. through BENCH_LAG_AB) runs the worker line of another built checkout: an A/B of two
+  // builds. BENCH_WORKER_NODE_FLAGS (the same) adds node flags to the worker line, also V8's that NODE_OPTIONS
+  // refuses.
+  const flags = role === 'worker' ? (env.BENCH_WORKER_NODE_FLAGS ?? '') : '';
+  const command = procfileCommand(role).replace(' dist/scripts/', ` ${flags} dist/scripts/`);
   const proc =
-    role === 'worker' && env.BENCH_WORKER_DIR
-      ? startShellProcess(role, `cd ${env.BENCH_WORKER_DIR} && ${procfileCommand(role)}`, processEnv, log)
+    role === 'worker' && (env.BENCH_WORKER_DIR || flags)
+      ? startShellProcess(role, `cd ${env.BENCH_WORKER_DIR ?? '.'} && ${command}`, processEnv, log)
       : startProcfileProcess(role, processEnv, log);
   children.push(proc);
   if (role === 'web') await waitUntilServing(proc, `http://127.0.0.1:${env.PORT}/api/health`);
