@@ -12,7 +12,9 @@ export interface WrittenFile {
 
 /**
  * Writes `content` as it arrives into `csv_import_part` rows of import `id`, PART_BYTES each (the last one
- * shorter): at most one part is held at a time. The file must be UTF-8 (checked as it streams) and not empty.
+ * shorter): at most one part is held at a time, and a chunk that is one whole part is stored without a copy (it
+ * may be a buffer the source reuses: it is done with once its insert is). The file must be UTF-8 (checked as it
+ * streams) and not empty.
  */
 export async function writeFileParts(
   sql: SqlRun,
@@ -32,6 +34,11 @@ export async function writeFileParts(
   };
   for await (const chunk of content) {
     size += chunk.length;
+    // A whole part read on its own (the spool reads the file in parts): stored as it is, no copy.
+    if (pendingBytes === 0 && chunk.length === PART_BYTES) {
+      await writePart(chunk);
+      continue;
+    }
     pending.push(chunk);
     pendingBytes += chunk.length;
     if (pendingBytes < PART_BYTES) continue;
