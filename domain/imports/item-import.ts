@@ -186,7 +186,7 @@ with c as (
     from import_plan, (select clock_timestamp() as at) t where target is null order by new_id
   returning id, name, sku, quantity, price, supplier_id, minimum_quantity, reorder_point, order_up_to_quantity,
             version, updated_at as changed_at
-), ic as (${itemChangeInsert('c', 'created', 'c.changed_at')}
+), ic as (${itemChangeInsert('c', 'created', 'c.changed_at', true)}
 ), ${stockChangedInsertSql(
   'e',
   'c',
