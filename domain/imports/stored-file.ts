@@ -18,7 +18,8 @@ export async function readPart(em: EntityManager, id: string, seq: number): Prom
 
 /**
  * Bytes of a part read at a time after the first: the driver receives bytea as hex text, which it gathers in a
- * buffer it grows by doubling, so a whole part costs a 2 MB string and up to 4 MB of buffers per read.
+ * buffer it grows by doubling, so a read of a whole part costs a string of twice its size and receive buffers of
+ * up to four times.
  */
 const SLICE_BYTES = 256 * 1024;
 
