@@ -6,6 +6,7 @@ import { writeContext } from '../routing/write-handler.js';
 import { spooledUpload } from '../routing/read-upload.js';
 import { presentImportStatus, importStatusSchema } from '../presenters/import-status.js';
 import { requestImport } from '../../domain/imports/request-import.js';
+import { PART_BYTES } from '../../domain/imports/stored-file.js';
 import { getImportStatus } from '../../domain/imports/get-import-status.js';
 import { cancelImport } from '../../domain/imports/cancel-import.js';
 import type { ImportKindName } from '../../domain/imports/import-kinds.js';
@@ -44,7 +45,7 @@ function importRoutes(
         try {
           const jobId = await requestImport(req.em, services.queues, {
             kind,
-            content: upload.reader(),
+            content: upload.parts(PART_BYTES),
             dryRun: query.dryRun,
             createSuppliers: query.createSuppliers ?? false,
             language: req.language ?? 'en',

@@ -71,11 +71,11 @@ export async function requestImport(
 ): Promise<string> {
   let job: Job;
   try {
-    job = await nativeTransaction(em, async sql => {
+    job = await nativeTransaction(em, async (sql, client) => {
       const [{ id }] = await sql<{ id: string }>(
         `select nextval(pg_get_serial_sequence('csv_import', 'id'))::text as id`,
       );
-      const { size, hash } = await writeFileParts(sql, id, request.content);
+      const { size, hash } = await writeFileParts(client, id, request.content);
       return registerImport(sql, id, request, size, hash);
     });
   } catch (error) {

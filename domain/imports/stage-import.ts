@@ -27,7 +27,7 @@ const copyValue = (value: string | number | boolean | null): string =>
 const isProblems = (staged: StagedValues | RowProblem[]): staged is RowProblem[] =>
   typeof staged[0] === 'object' && staged[0] !== null;
 
-/** COPY text sent per write: small enough to be allocated and freed without growing the process. */
+/** COPY bytes sent per write: small enough to be allocated and freed without growing the process. */
 const BATCH_BYTES = 64 * 1024;
 
 /**
@@ -57,15 +57,47 @@ export async function stageImport(
 
   const columns = ['line', ...kind.stagedColumns.map(([name]) => name)].join(', ');
   const copy: Writable = client.query(copyFrom(`copy import_row (${columns}) from stdin`));
+  // Whether the COPY ended (done, or failed in the database: a cancel at shutdown); an ended COPY has let go of
+  // its connection and must not be destroyed (its CopyFail would crash the process).
+  let ended = false;
   const done = new Promise<void>((resolve, reject) => {
-    copy.once('finish', resolve);
-    copy.once('error', reject);
+    copy.once('finish', () => {
+      ended = true;
+      resolve();
+    });
+    copy.once('error', error => {
+      ended = true;
+      reject(error);
+    });
   });
-  let batch = '';
+  // COPY text is written straight into a buffer of BATCH_BYTES (a new one per batch: the COPY stream holds a
+  // written one until it is sent), not gathered as a string of many pieces that outlive young collections.
+  let batch = Buffer.allocUnsafe(BATCH_BYTES);
+  let filled = 0;
   let rows = 0;
+  const send = async (bytes: Buffer) => {
+    if (!copy.write(bytes)) await Promise.race([once(copy, 'drain'), done]);
+  };
   const flush = async () => {
-    if (batch && !copy.write(batch)) await Promise.race([once(copy, 'drain'), done]);
-    batch = '';
+    if (filled === 0) return;
+    const full = batch.subarray(0, filled);
+    batch = Buffer.allocUnsafe(BATCH_BYTES);
+    filled = 0;
+    await send(full);
+  };
+  /** Adds a row's text to the batch; a promise only when the batch had to be sent first. */
+  const stageRow = (text: string): Promise<void> | undefined => {
+    // A row's bytes are at most 3 per UTF-16 unit: most rows are known to fit without measuring them.
+    if (text.length * 3 <= BATCH_BYTES - filled) {
+      filled += batch.write(text, filled);
+      return undefined;
+    }
+    return (async () => {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > BATCH_BYTES - filled) await flush();
+      if (bytes > BATCH_BYTES) return send(Buffer.from(text));
+      filled += batch.write(text, filled);
+    })();
   };
   try {
     for await (const entry of file.entries) {
@@ -75,16 +107,18 @@ export async function stageImport(
       }
       const staged = kind.stage(Object.fromEntries(entry.cells), isKey);
       if (isProblems(staged)) for (const problem of staged) reject({ line: entry.line, ...problem });
-      else batch += `${entry.line}\t${staged.map(copyValue).join('\t')}\n`;
+      else {
+        const sending = stageRow(`${entry.line}\t${staged.map(copyValue).join('\t')}\n`);
+        if (sending) await sending;
+      }
       if (++rows % 10_000 === 0) await onProgress(rows);
-      if (batch.length >= BATCH_BYTES) await flush();
     }
     await flush();
     copy.end();
     await done;
   } catch (error) {
-    // Ends the COPY with an error, so the connection is usable again.
-    copy.destroy(error as Error);
+    // Ends the COPY with an error, so the connection is usable again (unless the database ended it already).
+    if (!ended) copy.destroy(error as Error);
     await done.catch(() => undefined);
     throw error;
   }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { SqlRun } from '../shared/native-transaction.js';
+import type { Writable } from 'node:stream';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { ValidationError } from '../shared/errors.js';
 import { PART_BYTES } from './stored-file.js';
 import { Utf8Check } from './utf8-check.js';
@@ -10,17 +12,60 @@ export interface WrittenFile {
   hash: string;
 }
 
+/** The signature, flags and header extension length that open a binary COPY. */
+const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+/** The field count -1 that ends a binary COPY. */
+const COPY_TRAILER = Buffer.from([0xff, 0xff]);
+
+/** A `csv_import_part` row's fields before its bytes, in binary COPY: import id, seq and the bytes' length. */
+function partHead(id: bigint, seq: number, length: number): Buffer {
+  const head = Buffer.allocUnsafe(2 + 4 + 8 + 4 + 4 + 4);
+  head.writeInt16BE(3, 0);
+  head.writeInt32BE(8, 2);
+  head.writeBigInt64BE(id, 6);
+  head.writeInt32BE(4, 14);
+  head.writeInt32BE(seq, 18);
+  head.writeInt32BE(length, 22);
+  return head;
+}
+
 /**
- * Writes `content` as it arrives into `csv_import_part` rows of import `id`, PART_BYTES each (the last one
- * shorter): at most one part is held at a time. The file must be UTF-8 (checked as it streams) and not empty.
+ * Writes `content` as it arrives into `csv_import_part` rows of import `id` (on `client`, in its transaction),
+ * PART_BYTES each (the last one shorter), with one binary COPY: the bytes go to the database as they are, with no
+ * statement buffer per part, and at most one part is held at a time. A chunk that is one whole part is sent
+ * without a copy; it may be a buffer the source reuses, so the next chunk is only asked for once it is sent.
+ * The file must be UTF-8 (checked as it streams) and not empty.
  */
 export async function writeFileParts(
-  sql: SqlRun,
+  client: pg.PoolClient,
   id: string,
   content: AsyncIterable<Buffer>,
 ): Promise<WrittenFile> {
+  const importId = BigInt(id);
   const hash = createHash('sha256');
   const utf8 = new Utf8Check();
+  const copy: Writable = client.query(
+    copyFrom('copy csv_import_part (import_id, seq, bytes) from stdin (format binary)'),
+  );
+  // Whether the COPY ended (done or failed in the database): an ended COPY has let go of its connection.
+  let ended = false;
+  const done = new Promise<void>((resolve, reject) => {
+    copy.once('finish', () => {
+      ended = true;
+      resolve();
+    });
+    copy.once('error', error => {
+      ended = true;
+      reject(error);
+    });
+  });
+  done.catch(() => undefined);
+  /** Resolves once `bytes` are handed to the connection's socket (its buffer may then be reused). */
+  const send = (bytes: Buffer) =>
+    Promise.race([
+      new Promise<void>((resolve, reject) => copy.write(bytes, error => (error ? reject(error) : resolve()))),
+      done,
+    ]);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let size = 0;
@@ -28,22 +73,38 @@ export async function writeFileParts(
   const writePart = async (part: Buffer) => {
     utf8.push(part);
     hash.update(part);
-    await sql('insert into csv_import_part (import_id, seq, bytes) values ($1, $2, $3)', [id, seq++, part]);
+    await send(partHead(importId, seq++, part.length));
+    await send(part);
   };
-  for await (const chunk of content) {
-    size += chunk.length;
-    pending.push(chunk);
-    pendingBytes += chunk.length;
-    if (pendingBytes < PART_BYTES) continue;
-    const joined = Buffer.concat(pending, pendingBytes);
-    for (let at = 0; at + PART_BYTES <= joined.length; at += PART_BYTES)
-      await writePart(joined.subarray(at, at + PART_BYTES));
-    const rest = joined.length % PART_BYTES;
-    pending = rest > 0 ? [joined.subarray(joined.length - rest)] : [];
-    pendingBytes = rest;
+  try {
+    await send(COPY_HEADER);
+    for await (const chunk of content) {
+      size += chunk.length;
+      if (pendingBytes === 0 && chunk.length === PART_BYTES) {
+        await writePart(chunk);
+        continue;
+      }
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes < PART_BYTES) continue;
+      const joined = Buffer.concat(pending, pendingBytes);
+      for (let at = 0; at + PART_BYTES <= joined.length; at += PART_BYTES)
+        await writePart(joined.subarray(at, at + PART_BYTES));
+      const rest = joined.length % PART_BYTES;
+      pending = rest > 0 ? [joined.subarray(joined.length - rest)] : [];
+      pendingBytes = rest;
+    }
+    if (pendingBytes > 0) await writePart(Buffer.concat(pending, pendingBytes));
+    if (size === 0) throw new ValidationError('csv.import.file.required');
+    utf8.end();
+    await send(COPY_TRAILER);
+    copy.end();
+    await done;
+  } catch (error) {
+    // Ends the COPY with an error, so the connection can roll back (unless the database ended it already).
+    if (!ended) copy.destroy(error as Error);
+    await done.catch(() => undefined);
+    throw error;
   }
-  if (pendingBytes > 0) await writePart(Buffer.concat(pending, pendingBytes));
-  if (size === 0) throw new ValidationError('csv.import.file.required');
-  utf8.end();
   return { size, hash: hash.digest('hex') };
 }

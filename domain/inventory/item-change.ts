@@ -20,15 +20,30 @@ const feedPlace = (itemId: string): string => `item_change_place(${itemId})`;
  * The select that turns the item rows of `source` (inventory_item columns) into item-change rows of `kind` at
  * `at` (an SQL expression). A deletion carries the version after the item's last one.
  */
-const itemChangeSelect = (source: string, kind: ItemChangeKind, at: string): string =>
-  `select ${feedPlace(`${source}.id`)}, ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
+const itemChangeSelect = (source: string, kind: ItemChangeKind, at: string, place: string): string =>
+  `select ${place}, ${source}.id, '${kind}', ${source}.version${kind === 'deleted' ? ' + 1' : ''}, ${at}, ${source}.name,
           ${source}.sku, ${source}.quantity, ${source}.price::numeric, ${source}.minimum_quantity, ${source}.supplier_id,
           ${source}.reorder_point, ${source}.order_up_to_quantity
      from ${source}`;
 
-/** The statement part (a CTE body) that records the item rows of `source` as changes of `kind` at `at`. */
-export const itemChangeInsert = (source: string, kind: ItemChangeKind, at: string): string =>
-  `insert into item_change (${ITEM_CHANGE_COLUMNS}) ${itemChangeSelect(source, kind, at)}`;
+/**
+ * The statement part (a CTE body) that records the item rows of `source` as changes of `kind` at `at`.
+ * `freshIds`: the rows are items just created under ids freshly drawn with gen_random_uuid(), which no earlier
+ * change can carry, so their place is the transaction's id without looking for a previous change (one function
+ * call and index probe less per row of a large import).
+ */
+export const itemChangeInsert = (
+  source: string,
+  kind: ItemChangeKind,
+  at: string,
+  freshIds = false,
+): string =>
+  `insert into item_change (${ITEM_CHANGE_COLUMNS}) ${itemChangeSelect(
+    source,
+    kind,
+    at,
+    freshIds ? 'pg_current_xact_id()' : feedPlace(`${source}.id`),
+  )}`;
 
 /**
  * Records the current state of item `itemId` as a change of `kind` (contract: every change of an item writes an

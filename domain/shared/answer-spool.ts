@@ -15,6 +15,12 @@ export interface SpooledAnswer {
   readonly bytes: number;
   /** The file from its first byte; gives its disk room back when it closes, however it ends. Once only. */
   reader(): Readable;
+  /**
+   * The file from its first byte in parts of `size` bytes (the last one shorter), all read into ONE buffer: a
+   * part is valid until the next is asked for. Gives the disk room back once read out or left. Once only (like
+   * `reader`).
+   */
+  parts(size: number): AsyncGenerator<Buffer>;
   /** Deletes the file if no reader took it. */
   discard(): Promise<void>;
 }
@@ -99,11 +105,33 @@ export class AnswerSpool {
       throw error;
     }
     let taken = false;
+    const take = () => {
+      if (taken) throw new Error('AnswerSpool: the answer was read already');
+      taken = true;
+    };
+    const bytes = reserved;
     return {
-      bytes: reserved,
+      bytes,
+      parts: async function* (size: number) {
+        take();
+        try {
+          const buffer = Buffer.allocUnsafe(Math.min(size, Math.max(1, bytes)));
+          for (let at = 0; at < bytes;) {
+            let filled = 0;
+            while (filled < buffer.length && at + filled < bytes) {
+              const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, at + filled);
+              if (bytesRead === 0) throw new Error('AnswerSpool: the file ended early');
+              filled += bytesRead;
+            }
+            at += filled;
+            yield buffer.subarray(0, filled);
+          }
+        } finally {
+          await close();
+        }
+      },
       reader: () => {
-        if (taken) throw new Error('AnswerSpool: the answer was read already');
-        taken = true;
+        take();
         const stream = handle.createReadStream({ start: 0 });
         stream.once('close', () => void close());
         return stream;
@@ -114,20 +142,48 @@ export class AnswerSpool {
     };
   }
 
-  /** The file's writer: `reserve(n)` takes n bytes of the budget or refuses them (the answer then fails). */
+  /**
+   * The file's writer: `reserve(n)` takes n bytes of the budget or refuses them (the answer then fails). Small
+   * chunks are gathered into one buffer of FLUSH_BYTES, reused for every write to the file, so an answer or an
+   * upload of any size allocates no buffer of its own per write.
+   */
   private writer(handle: FileHandle, reserve: (n: number) => boolean): Writable {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
+    const gathered = Buffer.allocUnsafe(FLUSH_BYTES);
+    let filled = 0;
     let position = 0;
-    const flush = async () => {
-      if (pendingBytes === 0) return;
-      const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
+    const writeOut = async (data: Buffer) => {
       for (let written = 0; written < data.length;) {
         const { bytesWritten } = await handle.write(data, written, data.length - written, position);
         written += bytesWritten;
         position += bytesWritten;
+      }
+    };
+    const flush = async () => {
+      if (filled === 0) return;
+      const data = gathered.subarray(0, filled);
+      filled = 0;
+      await writeOut(data);
+    };
+    /** Gathers `chunk` (answers false, nothing done) when it fits in the buffer without filling it. */
+    const gather = (chunk: Buffer): boolean => {
+      if (filled + chunk.length >= FLUSH_BYTES) return false;
+      chunk.copy(gathered, filled);
+      filled += chunk.length;
+      return true;
+    };
+    const take = async (chunk: Buffer) => {
+      // A chunk as large as the buffer goes out as it is (after what was gathered before it).
+      if (chunk.length >= FLUSH_BYTES) {
+        await flush();
+        return writeOut(chunk);
+      }
+      const room = FLUSH_BYTES - filled;
+      chunk.copy(gathered, filled, 0, Math.min(room, chunk.length));
+      filled += Math.min(room, chunk.length);
+      await flush();
+      if (chunk.length > room) {
+        chunk.copy(gathered, 0, room);
+        filled = chunk.length - room;
       }
     };
     return new Writable({
@@ -135,10 +191,8 @@ export class AnswerSpool {
       write(chunk: Buffer, _encoding, done) {
         if (!reserve(chunk.length))
           return done(new RetryLaterError(SPOOL_FULL_RETRY_AFTER_SECONDS, 'error.streams.busy'));
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes < FLUSH_BYTES) return done();
-        flush().then(() => done(), done);
+        if (gather(chunk)) return done();
+        take(chunk).then(() => done(), done);
       },
       final(done) {
         flush().then(() => done(), done);

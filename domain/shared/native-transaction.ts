@@ -73,12 +73,15 @@ export async function poolRun(em: EntityManager): Promise<SqlRun> {
  * client-side formatting, query logging or unit of work. Rolls back on any error; a connection that cannot
  * even roll back is discarded, never returned to the pool.
  */
-export async function nativeTransaction<T>(em: EntityManager, work: (sql: SqlRun) => Promise<T>): Promise<T> {
+export async function nativeTransaction<T>(
+  em: EntityManager,
+  work: (sql: SqlRun, client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await (await nativePool(em)).connect();
   let broken = false;
   try {
     await client.query('begin');
-    const result = await work(preparedRun(client));
+    const result = await work(preparedRun(client), client);
     await client.query('commit');
     return result;
   } catch (error) {
