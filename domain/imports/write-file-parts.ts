@@ -49,6 +49,9 @@ export async function writeFileParts(
   );
   // Whether the COPY ended (done or failed in the database): an ended COPY has let go of its connection.
   let ended = false;
+  // The database's error that ended it (a conflict, a constraint): what the caller is told, not what a write
+  // to the ended COPY throws after it.
+  let failure: Error | undefined;
   const done = new Promise<void>((resolve, reject) => {
     copy.once('finish', () => {
       ended = true;
@@ -56,16 +59,21 @@ export async function writeFileParts(
     });
     copy.once('error', error => {
       ended = true;
+      failure = error;
       reject(error);
     });
   });
   done.catch(() => undefined);
   /** Resolves once `bytes` are handed to the connection's socket (its buffer may then be reused). */
   const send = (bytes: Buffer) =>
-    Promise.race([
-      new Promise<void>((resolve, reject) => copy.write(bytes, error => (error ? reject(error) : resolve()))),
-      done,
-    ]);
+    ended
+      ? done
+      : Promise.race([
+          new Promise<void>((resolve, reject) =>
+            copy.write(bytes, error => (error ? reject(error) : resolve())),
+          ),
+          done,
+        ]);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let size = 0;
@@ -104,7 +112,7 @@ export async function writeFileParts(
     // Ends the COPY with an error, so the connection can roll back (unless the database ended it already).
     if (!ended) copy.destroy(error as Error);
     await done.catch(() => undefined);
-    throw error;
+    throw failure ?? error;
   }
   return { size, hash: hash.digest('hex') };
 }
