@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { copyIn } from '../shared/copy-in.js';
 import { openCsv } from './csv-records.js';
 import type { ImportKind, RowProblem, RowRejection, StagedValues } from './import-kind.js';
 
@@ -56,27 +55,14 @@ export async function stageImport(
   if (file.headerProblems.length > 0 || missing.length > 0) return { rows: 0, early };
 
   const columns = ['line', ...kind.stagedColumns.map(([name]) => name)].join(', ');
-  const copy: Writable = client.query(copyFrom(`copy import_row (${columns}) from stdin`));
-  // Whether the COPY ended (done, or failed in the database: a cancel at shutdown); an ended COPY has let go of
-  // its connection and must not be destroyed (its CopyFail would crash the process).
-  let ended = false;
-  const done = new Promise<void>((resolve, reject) => {
-    copy.once('finish', () => {
-      ended = true;
-      resolve();
-    });
-    copy.once('error', error => {
-      ended = true;
-      reject(error);
-    });
-  });
+  const copy = copyIn(client, `copy import_row (${columns}) from stdin`);
   // COPY text is written straight into a buffer of BATCH_BYTES (a new one per batch: the COPY stream holds a
   // written one until it is sent), not gathered as a string of many pieces that outlive young collections.
   let batch = Buffer.allocUnsafe(BATCH_BYTES);
   let filled = 0;
   let rows = 0;
   const send = async (bytes: Buffer) => {
-    if (!copy.write(bytes)) await Promise.race([once(copy, 'drain'), done]);
+    if (!copy.stream.write(bytes)) await Promise.race([once(copy.stream, 'drain'), copy.done]);
   };
   const flush = async () => {
     if (filled === 0) return;
@@ -114,13 +100,12 @@ export async function stageImport(
       if (++rows % 10_000 === 0) await onProgress(rows);
     }
     await flush();
-    copy.end();
-    await done;
+    copy.stream.end();
+    await copy.done;
   } catch (error) {
     // Ends the COPY with an error, so the connection is usable again (unless the database ended it already).
-    if (!ended) copy.destroy(error as Error);
-    await done.catch(() => undefined);
-    throw error;
+    await copy.abandon(error as Error);
+    throw copy.failure() ?? error;
   }
   return { rows, early };
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { copyIn } from '../shared/copy-in.js';
 import { ValidationError } from '../shared/errors.js';
 import { PART_BYTES } from './stored-file.js';
 import { Utf8Check } from './utf8-check.js';
@@ -44,35 +43,16 @@ export async function writeFileParts(
   const importId = BigInt(id);
   const hash = createHash('sha256');
   const utf8 = new Utf8Check();
-  const copy: Writable = client.query(
-    copyFrom('copy csv_import_part (import_id, seq, bytes) from stdin (format binary)'),
-  );
-  // Whether the COPY ended (done or failed in the database): an ended COPY has let go of its connection.
-  let ended = false;
-  // The database's error that ended it (a conflict, a constraint): what the caller is told, not what a write
-  // to the ended COPY throws after it.
-  let failure: Error | undefined;
-  const done = new Promise<void>((resolve, reject) => {
-    copy.once('finish', () => {
-      ended = true;
-      resolve();
-    });
-    copy.once('error', error => {
-      ended = true;
-      failure = error;
-      reject(error);
-    });
-  });
-  done.catch(() => undefined);
+  const copy = copyIn(client, 'copy csv_import_part (import_id, seq, bytes) from stdin (format binary)');
   /** Resolves once `bytes` are handed to the connection's socket (its buffer may then be reused). */
   const send = (bytes: Buffer) =>
-    ended
-      ? done
+    copy.ended()
+      ? copy.done
       : Promise.race([
           new Promise<void>((resolve, reject) =>
-            copy.write(bytes, error => (error ? reject(error) : resolve())),
+            copy.stream.write(bytes, error => (error ? reject(error) : resolve())),
           ),
-          done,
+          copy.done,
         ]);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -106,13 +86,12 @@ export async function writeFileParts(
     if (size === 0) throw new ValidationError('csv.import.file.required');
     utf8.end();
     await send(COPY_TRAILER);
-    copy.end();
-    await done;
+    copy.stream.end();
+    await copy.done;
   } catch (error) {
     // Ends the COPY with an error, so the connection can roll back (unless the database ended it already).
-    if (!ended) copy.destroy(error as Error);
-    await done.catch(() => undefined);
-    throw failure ?? error;
+    await copy.abandon(error as Error);
+    throw copy.failure() ?? error;
   }
   return { size, hash: hash.digest('hex') };
 }
