@@ -4,7 +4,7 @@ import { poolRun, preparedQuery, readyPool, type SqlRun } from './native-transac
 const numbered = new Map<string, string>();
 
 /** `?` placeholders as `$1, $2, ...` (the statements passed here hold no other `?`), memoized per statement. */
-function withNumberedParams(sql: string): string {
+export function withNumberedParams(sql: string): string {
   let text = numbered.get(sql);
   if (text === undefined) {
     let n = 0;

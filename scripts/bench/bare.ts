@@ -2,6 +2,7 @@ import express from 'express';
 import pg from 'pg';
 import { ITEM_COLUMNS, ITEM_FROM, toItemView, type ItemRow } from '../../domain/inventory/item.view.js';
 import { ADJUST_SQL } from '../../domain/inventory/adjust-quantity.js';
+import { withNumberedParams } from '../../domain/shared/pool-query.js';
 
 /**
  * The bench's baseline, run as its own process: bare Express 5 + pg doing the same SQL as Stockroom's GET and
@@ -31,13 +32,7 @@ app.get('/api/inventory/:id', async (req, res) => {
  * BENCH_BARE_WRITE=minimal runs the earlier baseline instead: a plain update and an event row without pending
  * rows or item-change record, in a transaction of four round trips.
  */
-const adjustText = ADJUST_SQL.replace(
-  /\?/g,
-  (() => {
-    let n = 0;
-    return () => `$${++n}`;
-  })(),
-);
+const adjustText = withNumberedParams(ADJUST_SQL);
 const sameWrite = async (req: express.Request, res: express.Response) => {
   const { rows } = await pool.query<ItemRow>({
     name: 'bare_adjust_same',
