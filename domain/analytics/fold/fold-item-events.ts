@@ -174,23 +174,27 @@ class ItemRows {
 
   day(e: FoldEvent, supplierKey: string): DayRow {
     const { days } = this.into;
-    if (this.keyed) {
-      const held = this.keyed.days.get(`${e.day}|${supplierKey}`);
+    const keyed = this.keyed;
+    const key = keyed ? `${e.day}|${supplierKey}` : '';
+    if (keyed) {
+      const held = keyed.days.get(key);
       if (held) return held;
     } else
       for (let i = this.days0; i < days.length; i++)
         if (days[i].day === e.day && days[i].supplierKey === supplierKey) return days[i];
     const row = newDayRow(e, supplierKey);
     days.push(row);
-    if (this.keyed) this.keyed.days.set(`${e.day}|${supplierKey}`, row);
+    if (keyed) keyed.days.set(key, row);
     else if (days.length - this.days0 > ROWS_COMPARED) this.keyed = this.keys();
     return row;
   }
 
   reason(e: FoldEvent, supplierKey: string): ReasonRow {
     const { reasons } = this.into;
-    if (this.keyed) {
-      const held = this.keyed.reasons.get(`${e.day}|${supplierKey}|${e.reason}`);
+    const keyed = this.keyed;
+    const key = keyed ? `${e.day}|${supplierKey}|${e.reason}` : '';
+    if (keyed) {
+      const held = keyed.reasons.get(key);
       if (held) return held;
     } else
       for (let i = this.reasons0; i < reasons.length; i++) {
@@ -208,14 +212,16 @@ class ItemRows {
       decrease: 0,
     };
     reasons.push(r);
-    this.keyed?.reasons.set(`${e.day}|${supplierKey}|${e.reason}`, r);
+    keyed?.reasons.set(key, r);
     return r;
   }
 
   user(e: FoldEvent, supplierKey: string): UserRow {
     const { users } = this.into;
-    if (this.keyed) {
-      const held = this.keyed.users.get(`${e.day}|${supplierKey}|${e.createdBy}`);
+    const keyed = this.keyed;
+    const key = keyed ? `${e.day}|${supplierKey}|${e.createdBy}` : '';
+    if (keyed) {
+      const held = keyed.users.get(key);
       if (held) return held;
     } else
       for (let i = this.users0; i < users.length; i++) {
@@ -224,7 +230,7 @@ class ItemRows {
       }
     const u: UserRow = { itemId: e.itemId, day: e.day, supplierKey, createdBy: e.createdBy, entries: 0 };
     users.push(u);
-    this.keyed?.users.set(`${e.day}|${supplierKey}|${e.createdBy}`, u);
+    keyed?.users.set(key, u);
     return u;
   }
 
