@@ -59,11 +59,20 @@ const pairTotals = (source: string) => `
   from ${source} group by 1, 2 order by 1, 2`;
 
 /**
- * The slot of the shared rollup rows (supplier buckets, user days) an item adds to: its outbox partition (as
- * `outbox_event.part`), so two consumer runs, which hold different partitions, never write the same row
- * (migration RollupSlots). Readers sum over the slots.
+ * The slot of the shared rollup rows (supplier buckets, reason totals, user days, totals) a batch adds to: the
+ * outbox partition (as `outbox_event.part`) of the first of its items, which is one of the partitions its run
+ * holds, so two consumer runs, which hold different partitions, never write the same row (migration
+ * RollupSlots). One slot per batch, not one per item: a batch over the events of many partitions (a consumer
+ * that keeps up takes every partition with pending events) adds to one row per key instead of one per
+ * partition. Readers sum over the slots. It reads the CTE `batch_slot` (batchSlotCte) of the same statement;
+ * an item's own partition when the batch has no day rows.
  */
-export const rollupSlot = (itemId: string) => `(hashtext(${itemId}::text) & 15)::smallint`;
+export const rollupSlot = (itemId: string) =>
+  `coalesce((select slot from batch_slot), (hashtext(${itemId}::text) & 15)::smallint)`;
+
+/** The CTE rollupSlot reads: the slot of the batch whose day rows are `source` (rows with an `item_id`). */
+export const batchSlotCte = (source: string) =>
+  `batch_slot as materialized (select min(hashtext(item_id::text) & 15)::smallint as slot from ${source})`;
 
 /** Supplier bucket sums of one supplier table per slot, aggregated from day rows of `source`, in key order. */
 const bucketSums = ({ bucket }: (typeof SUPPLIER_TABLES)[number], source: string) => `

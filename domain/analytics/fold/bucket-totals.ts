@@ -4,7 +4,7 @@ import { BUCKET_SUMS, rollupSlot } from './activity-rollups.js';
 /**
  * The supplier buckets summed over all suppliers, per day or month and slot (migration BucketTotals), for the
  * windows without a supplier filter (supplier-buckets.ts). The consumer merges each batch's day deltas into them
- * in its items' slots; the rebuild derives them from the supplier buckets in slot 0.
+ * in its batch's slot (rollupSlot); the rebuild derives them from the supplier buckets in slot 0.
  */
 const TOTAL_TABLES = [
   { table: 'analytics_total_day', key: 'day', bucket: 'day', from: 'analytics_supplier_day' },

@@ -4,7 +4,7 @@ import { rollupSlot } from './activity-rollups.js';
 /**
  * The reason totals that stay the same size however many items move on a day (migration
  * ReasonSupplierRollups): per (supplier, day, reason, slot) and per (day, reason, slot). The consumer merges each
- * batch's reason rows into them, in its items' slots; the rebuild writes them from its fold in
+ * batch's reason rows into them, in its batch's slot (rollupSlot); the rebuild writes them from its fold in
  * slot 0 (the consumer is excluded meanwhile, and readers sum over the slots). The reason breakdown reads them
  * when it has no item-name filter.
  */

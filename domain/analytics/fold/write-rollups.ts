@@ -1,6 +1,7 @@
 import { formatUnits } from '../decimal.js';
 import {
   BUCKET_SUMS,
+  batchSlotCte,
   pairTotalsUpsert,
   rollupSlot,
   runningCountsUpdate,
@@ -102,6 +103,7 @@ export function foldWritesSql(markers: string, check: string, tail = ''): string
   const parts = [
     `x as materialized (select x.*, sum(x.entries) over (partition by x.item_id, x.supplier_key order by x.day)
                           as batch_cum from ${dayRows('$1')})`,
+    batchSlotCte('x'),
     `d as (insert into analytics_item_day (${DAY_NAMES.join(', ')}, cum_entries)
      select ${DAY_NAMES.map(c => `x.${c}`).join(', ')},
             x.batch_cum + coalesce((select p.cum_entries from analytics_item_day p
