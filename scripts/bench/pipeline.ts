@@ -441,7 +441,8 @@ async function weightFeeders(pool: pg.Pool, children: BenchProcess[]): Promise<(
  * uncapped process already fills them with its consumers' backends, so each worker process gets a cgroup of its
  * own capped at SCALING_CORES of one core: then the workers, not PostgreSQL or the cores, limit the drain, as on
  * a machine with a core per process. For each count of SCALING_PROCESSES (in BENCH_SCALING_ROUNDS rounds, 1):
- * the processes are started, capped, warmed up on a backlog of BENCH_SCALING_WARM_UP_SECONDS (8) of writes and
+ * the processes are started, capped, warmed up on a backlog of BENCH_SCALING_WARM_UP_SECONDS (8) of writes per
+ * process (the processes share it: each gets the warm-up one process gets, its JIT and heap as far along) and
  * stopped; then a backlog of at least 30 full batches per process and consumer at the largest count (and at
  * least BENCH_SCALING_EVENTS, 100,000) is written and drained. A consumer's rate is taken over the 10-90 % of its
  * markers: the processes' start on the backlog and its last partitions' tail are not what scales.
@@ -495,9 +496,10 @@ async function scalingRounds(
         return cap;
       });
       try {
-        // Warm-up in the cgroups: every process joins the drain (the doorbell recruits one per full batch).
+        // Warm-up in the cgroups: every process joins the drain (the doorbell recruits one per full batch), on
+        // a backlog as many times larger as there are processes.
         const warmCpu = workers.map(worker => worker.cpuMs());
-        await write(undefined, warmUpSeconds);
+        await write(undefined, warmUpSeconds * count);
         await drain(pool, await maxEventId(pool), workers, 'warm-up');
         for (const worker of workers) worker.signalNode('SIGSTOP');
         const warmUp = workers.map((worker, i) => worker.cpuMs() - warmCpu[i]);
