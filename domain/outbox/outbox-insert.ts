@@ -29,13 +29,19 @@ export const outboxInsertSql = (name: string, rows: OutboxRowsSql): string =>
 /** A payload's fields as SQL expressions, keyed by the payload type's property names (optional ones optional). */
 export type PayloadSql<P> = { [K in keyof P]: string };
 
+/** jsonb's own key order (shorter first, then bytewise; the keys are ASCII). */
+const jsonbKeyOrder = ([a]: [string, unknown], [b]: [string, unknown]) =>
+  a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * A payload as a jsonb expression from its fields' SQL expressions (absent optional fields are left out). Key
- * order does not matter: jsonb stores its keys in its own order.
+ * A payload as a jsonb expression from its fields' SQL expressions (absent optional fields are left out). jsonb
+ * stores its keys in its own order whatever order they come in; they are passed in that order, which
+ * jsonb_build_object finds already sorted instead of sorting them for every row of a large statement.
  */
 export const payloadSql = <P>(fields: PayloadSql<P>): string =>
   `jsonb_build_object(${Object.entries(fields as Record<string, string | undefined>)
     .filter(([, expression]) => expression !== undefined)
+    .sort(jsonbKeyOrder)
     .map(([key, expression]) => `'${key}', ${expression}`)
     .join(', ')})`;
 

@@ -24,7 +24,7 @@ import { runScript } from '../run-script.js';
  * of them, and real runs that count every one of them anew (updates), each with rows/s, the time spent
  * applying and the worker's peak RSS (BENCH_CSV_RUNS picks some of the three). Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
- * `npm run bench:csv`, or standalone `npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
+ * `npm run bench:csv`, or standalone `npm run build && npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
  */
 const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
 const IMPORT_SIZES = (process.env.BENCH_CSV_IMPORT_ROWS ?? '10000,100000,1000000').split(',').map(Number);
@@ -68,8 +68,9 @@ const nodeOptions = (role: '--web' | '--worker'): string[] =>
     .filter(Boolean);
 
 /**
- * `start-all.ts --web|--worker` as its own node process (no tsx wrapper: the pid is the server's), with the
- * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see.
+ * The built `start-all.js --web|--worker` (`npm run bench:csv` builds first) as its own node process, with the
+ * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see: no tsx
+ * loader, and none of the transpiled sources and source maps it keeps in the process.
  */
 async function startRole(role: '--web' | '--worker', port: number, ready: string): Promise<ChildProcess> {
   const heapFlags = procfileCommand(role === '--web' ? 'web' : 'worker').match(
@@ -77,7 +78,7 @@ async function startRole(role: '--web' | '--worker', port: number, ready: string
   );
   const child = spawn(
     process.execPath,
-    [...(heapFlags ?? []), ...nodeOptions(role), '--import', 'tsx', 'scripts/start-all.ts', role],
+    [...(heapFlags ?? []), ...nodeOptions(role), 'dist/scripts/start-all.js', role],
     {
       cwd: ROOT,
       env: env(port),
