@@ -60,7 +60,7 @@ const pairTotals = (source: string) => `
 
 /**
  * The slot of the shared rollup rows (supplier buckets, reason totals, user days, totals) a batch adds to: the
- * outbox partition (as `outbox_event.part`) of the first of its items, which is one of the partitions its run
+ * smallest outbox partition (as `outbox_event.part`) among its items, which is one of the partitions its run
  * holds, so two consumer runs, which hold different partitions, never write the same row (migration
  * RollupSlots). One slot per batch, not one per item: a batch over the events of many partitions (a consumer
  * that keeps up takes every partition with pending events) adds to one row per key instead of one per
