@@ -306,6 +306,7 @@ async function lagRun(
     const statements = await statementStats(pool);
     const cpuBefore = await pipelineCpu(pool, worker);
     const machineBefore = machineCpu();
+    const began = new Date();
     const achieved = await write(rate, lagSeconds, evenly);
     const machineBusy = busyShare(machineBefore, machineCpu());
     await waitDrained(pool);
@@ -330,7 +331,8 @@ async function lagRun(
     if (evenly) pacedLags.push(consumers);
     console.log(
       `\nlag ${from.label} -> marker at ${achieved.rate.toFixed(0)} writes/s (asked ${rate}, ` +
-        `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process (warmed up ${LAG_WARM_UP_SECONDS} s):`,
+        `${evenly ? 'paced evenly' : "autocannon's per-second bursts"}), one worker process (warmed up ${LAG_WARM_UP_SECONDS} s), ` +
+        `writes from ${began.toISOString().slice(11, 19)} UTC (to compare with PostgreSQL's log, e.g. its checkpoints):`,
     );
     for (const l of [...consumers, ...web])
       console.log(`  ${l.consumer.padEnd(20)} ${lagFigures([l])}   (${l.n} events)`);
