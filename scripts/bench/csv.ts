@@ -1,17 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../../config/env.js';
 import { closeServices, openServices } from '../../config/services.js';
-import { migrate } from '../../config/database.js';
 import { hashPassword } from '../../domain/users/passwords.js';
 import { issueToken } from '../../domain/users/tokens.js';
 import { createDatabases } from '../create-databases.js';
 import { printTable } from './support.js';
-import { procfileCommand } from './processes.js';
+import {
+  freePort,
+  processTree,
+  procfileEnv,
+  rssOf,
+  runRelease,
+  startProcfileProcess,
+  waitForLogLine,
+  waitUntilServing,
+  type BenchProcess,
+} from './processes.js';
 import { runScript } from '../run-script.js';
 
 /**
@@ -24,6 +33,11 @@ import { runScript } from '../run-script.js';
  * of them, and real runs that count every one of them anew (updates), each with rows/s, the time spent
  * applying and the worker's peak RSS (BENCH_CSV_RUNS picks some of the three). Before a real run the consumers drain the
  * events of the previous one (at most BENCH_CSV_DRAIN_SECONDS), so runs do not share the machine with them.
+ * The processes are the Procfile's lines exactly as written (processes.ts: its `release` line, then `web` and
+ * `worker` from the build, NODE_ENV=production, logs in a temporary directory), so each RSS (of the process
+ * tree) is the one a deployment would see: no tsx loader, and none of its transpiled sources and source maps.
+ * BENCH_WEB_NODE_OPTIONS and BENCH_WORKER_NODE_OPTIONS are the processes' NODE_OPTIONS (a profile:
+ * BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof").
  * `npm run bench:csv`, or standalone `npm run build && npx tsx scripts/bench/csv.ts` (BENCH_DATABASE_URL).
  */
 const HISTORY_ROWS = Number(process.env.BENCH_CSV_HISTORY_ROWS ?? 1_000_000);
@@ -33,85 +47,28 @@ const UPLOAD_BYTES = Number(process.env.BENCH_CSV_UPLOAD_BYTES ?? 104857600 - 10
 const DRAIN_SECONDS = Number(process.env.BENCH_CSV_DRAIN_SECONDS ?? 300);
 const DATABASE_URL = `${process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench'}_csv`;
 const JWT_SECRET = 'bench-secret-that-is-long-enough-0123456789';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const env = (port: number): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
-  NODE_ENV: 'test',
-  DATABASE_URL,
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  REDIS_PREFIX: `benchcsv${process.pid}`,
-  JWT_SECRET,
-  SESSION_SECRET: 'bench-session-secret-0123456789',
-  // info: the roles announce that they are up (their output is read, then discarded)
-  LOG_LEVEL: 'info',
-  PORT: String(port),
-  SEED_DEMO_DATA: 'false',
-  RUN_WORKERS: 'false',
-});
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+/** A Procfile process's environment with the bench's extra node flags for it, if any, as NODE_OPTIONS. */
+function withNodeOptions(
+  env: NodeJS.ProcessEnv,
+  variable: 'BENCH_WEB_NODE_OPTIONS' | 'BENCH_WORKER_NODE_OPTIONS',
+): NodeJS.ProcessEnv {
+  const options = process.env[variable];
+  return options ? { ...env, NODE_OPTIONS: options } : env;
 }
 
-/** Extra node flags of a role (a profile: BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof"). */
-const nodeOptions = (role: '--web' | '--worker'): string[] =>
-  (process.env[role === '--web' ? 'BENCH_WEB_NODE_OPTIONS' : 'BENCH_WORKER_NODE_OPTIONS'] ?? '')
-    .split(' ')
-    .filter(Boolean);
+const rssMb = (proc: BenchProcess): number => proc.rss() / 1024 / 1024;
 
 /**
- * The built `start-all.js --web|--worker` (`npm run bench:csv` builds first) as its own node process, with the
- * V8 heap flags of the Procfile's line for that role, so its RSS is the one a deployment would see: no tsx
- * loader, and none of the transpiled sources and source maps it keeps in the process.
+ * Samples the RSS of a process's tree every 20 ms while `work` runs; answers the peak. The tree is walked once
+ * (walking /proc every 20 ms would take a good part of a core): the Procfile's line execs node, which starts
+ * no processes of its own.
  */
-async function startRole(role: '--web' | '--worker', port: number, ready: string): Promise<ChildProcess> {
-  const heapFlags = procfileCommand(role === '--web' ? 'web' : 'worker').match(
-    /--[a-z-]+-size=\S+|--heap-\S+/g,
-  );
-  const child = spawn(
-    process.execPath,
-    [...(heapFlags ?? []), ...nodeOptions(role), 'dist/scripts/start-all.js', role],
-    {
-      cwd: ROOT,
-      env: env(port),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${role} did not start`)), 300000);
-    child.once('exit', code => reject(new Error(`${role} exited with ${code}`)));
-    // On a failed start the child must not outlive the bench.
-    process.once('exit', () => child.kill('SIGKILL'));
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  child.stdout.resume();
-  return child;
-}
-
-const rssMb = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
-  return line ? Number(line[1]) / 1024 : 0;
-};
-
-/** Samples a process's RSS every 20 ms while `work` runs; answers the peak. */
-async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
-  let peak = rssMb(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+async function peakRss<T>(proc: BenchProcess, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  const members = processTree(proc.pid);
+  const sample = () => rssOf(members) / 1024 / 1024;
+  let peak = sample();
+  const timer = setInterval(() => (peak = Math.max(peak, sample())), 20);
   try {
     return { result: await work(), peak };
   } finally {
@@ -132,15 +89,15 @@ async function drain(url: string, auth: string): Promise<{ bytes: number; lines:
   return { bytes, lines };
 }
 
-async function prepareDatabase(): Promise<{ auth: string }> {
+async function prepareDatabase(env: NodeJS.ProcessEnv, releaseLog: string): Promise<{ auth: string }> {
   await createDatabases(DATABASE_URL);
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   await client.query('drop schema if exists public cascade; create schema public;');
   await client.end();
-  const services = await openServices(loadConfig({ ...env(0), LOG_LEVEL: 'silent' }));
+  await runRelease(env, releaseLog);
+  const services = await openServices(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   try {
-    await migrate(services.orm);
     const em = services.orm.em.fork();
     await em.execute(
       `insert into app_user (username, email, password_hash, full_name, role) values ('bench-admin', 'bench@example.test', ?, 'Bench', 'ROLE_ADMIN')`,
@@ -151,15 +108,20 @@ async function prepareDatabase(): Promise<{ auth: string }> {
       [SUPPLIERS - 1],
     );
     const started = Date.now();
+    // 10^6 rows through the table's five indexes can take longer than the pool's statement timeout (30 s):
+    // 58 s on a busy 2-core machine. Lifted for this transaction only.
     if (HISTORY_ROWS > 0)
-      await em.execute(
-        `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
-                                  quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
-       select n, md5(n::text)::uuid, 'History item ' || (n % 5000), null, 'Bench supplier', 1, n % 1000,
-              n % 1000 + 1, 'RESTOCK', 1.25, 'bench@example.test', timestamptz '2026-01-01' + n * interval '1 second'
-         from generate_series(1, ?) n`,
-        [HISTORY_ROWS],
-      );
+      await em.transactional(async tx => {
+        await tx.execute('set local statement_timeout = 0');
+        await tx.execute(
+          `insert into stock_history (outbox_event_id, item_id, item_name, supplier_id, supplier_name, change,
+                                    quantity_before, quantity_after, reason, price_at_change, created_by, "timestamp")
+         select n, md5(n::text)::uuid, 'History item ' || (n % 5000), null, 'Bench supplier', 1, n % 1000,
+                n % 1000 + 1, 'RESTOCK', 1.25, 'bench@example.test', timestamptz '2026-01-01' + n * interval '1 second'
+           from generate_series(1, ?) n`,
+          [HISTORY_ROWS],
+        );
+      });
     console.log(`loaded ${HISTORY_ROWS} history rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const token = await issueToken({ sub: 'bench-admin', role: 'ROLE_ADMIN' }, JWT_SECRET, 3600);
     return { auth: `Bearer ${token}` };
@@ -257,10 +219,10 @@ async function* generatedUpload(bytes: number): AsyncGenerator<Buffer> {
  * The web process's RSS while it receives an upload of `bytes` (streamed from here, never held whole); the
  * import is cancelled once stored.
  */
-async function benchUpload(base: string, auth: string, web: ChildProcess, bytes: number) {
-  const idle = rssMb(web.pid!);
+async function benchUpload(base: string, auth: string, web: BenchProcess, bytes: number) {
+  const idle = rssMb(web);
   const started = Date.now();
-  const { result, peak } = await peakRss(web.pid!, async () => {
+  const { result, peak } = await peakRss(web, async () => {
     const post = await fetch(`${base}/api/inventory/import?dryRun=true`, {
       method: 'POST',
       headers: { Authorization: auth, 'Content-Type': 'text/csv', 'Content-Length': String(bytes) },
@@ -287,7 +249,7 @@ async function benchUpload(base: string, auth: string, web: ChildProcess, bytes:
   ]);
 }
 
-async function benchImports(base: string, auth: string, worker: ChildProcess) {
+async function benchImports(base: string, auth: string, worker: BenchProcess) {
   const imports: Record<string, string | number>[] = [];
   const runs = [
     ['dry run', 'new items', true, 0],
@@ -300,8 +262,8 @@ async function benchImports(base: string, auth: string, worker: ChildProcess) {
     for (const rows of IMPORT_SIZES) {
       const file = importFile(rows, shift);
       const drained = dryRun ? 0 : await drainOutbox();
-      const idle = rssMb(worker.pid!);
-      const { result, peak } = await peakRss(worker.pid!, () => timedImport(base, auth, file, dryRun));
+      const idle = rssMb(worker);
+      const { result, peak } = await peakRss(worker, () => timedImport(base, auth, file, dryRun));
       imports.push({
         what: `${label}, ${rows} ${what} (${(file.length / 1024 / 1024).toFixed(1)} MB)`,
         state: result.state,
@@ -321,12 +283,39 @@ async function benchImports(base: string, auth: string, worker: ChildProcess) {
 }
 
 export async function benchCsv(): Promise<void> {
-  const { auth } = await prepareDatabase();
+  const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-csv-'));
+  const log = (name: string) => path.join(logDir, `${name}.log`);
   const port = await freePort();
-  const web = await startRole('--web', port, 'Stockroom API listening');
-  const worker = await startRole('--worker', 0, 'workers started');
+  const env = procfileEnv(DATABASE_URL, port, JWT_SECRET);
+  const { auth } = await prepareDatabase(env, log('release'));
   const base = `http://127.0.0.1:${port}`;
+  const processes: BenchProcess[] = [];
+  // Once: a second SIGTERM would end a process in the middle of its graceful shutdown.
+  let stopped: Promise<unknown> | undefined;
+  const stopAll = () => (stopped ??= Promise.all(processes.map(p => p.stop())));
+  // Each process runs in a process group of its own, out of reach of the terminal's Ctrl-C: stopped here,
+  // and the bench exits as interrupted (not with the error of a request to a server that went away).
+  let exitCode: number | undefined;
+  const interrupted = (signal: NodeJS.Signals) => {
+    exitCode = 128 + constants.signals[signal];
+    void stopAll().finally(() => process.exit(exitCode));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
+    const web = startProcfileProcess('web', withNodeOptions(env, 'BENCH_WEB_NODE_OPTIONS'), log('web'));
+    processes.push(web);
+    const worker = startProcfileProcess(
+      'worker',
+      withNodeOptions(env, 'BENCH_WORKER_NODE_OPTIONS'),
+      log('worker'),
+    );
+    processes.push(worker);
+    await Promise.all([
+      waitUntilServing(web, `${base}/api/health`),
+      waitForLogLine(worker, log('worker'), '"workers started"'),
+    ]);
+    console.log(`web and worker started as the Procfile's lines, logs in ${logDir}`);
     await drain(`${base}/api/inventory`, auth);
     const rows: Record<string, string | number>[] = [];
     if (HISTORY_ROWS > 0) {
@@ -335,9 +324,9 @@ export async function benchCsv(): Promise<void> {
         ['JSON list GET /api/stock-history', '/api/stock-history'],
       ]) {
         // Idle = the process's RSS just before this download (the heap an earlier run grew is not returned).
-        const idle = rssMb(web.pid!);
+        const idle = rssMb(web);
         const started = Date.now();
-        const { result, peak } = await peakRss(web.pid!, () => drain(`${base}${path}`, auth));
+        const { result, peak } = await peakRss(web, () => drain(`${base}${path}`, auth));
         const seconds = (Date.now() - started) / 1000;
         rows.push({
           what: `${label} (${HISTORY_ROWS} rows)`,
@@ -355,8 +344,10 @@ export async function benchCsv(): Promise<void> {
     if (UPLOAD_BYTES > 0) await benchUpload(base, auth, web, UPLOAD_BYTES);
     await benchImports(base, auth, worker);
   } finally {
-    web.kill('SIGTERM');
-    worker.kill('SIGTERM');
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await stopAll();
+    if (exitCode !== undefined) process.exit(exitCode);
   }
 }
 

@@ -175,8 +175,16 @@ export function processTree(pid: number): number[] {
 
 /** Sum of VmRSS over `pid` and every descendant, in bytes. */
 export function treeRss(pid: number): number {
+  return rssOf(processTree(pid));
+}
+
+/**
+ * Sum of VmRSS over `pids` (a tree walked once by {@link processTree}), in bytes: for sampling every few ms,
+ * where walking /proc each time would cost the machine more than the process measured.
+ */
+export function rssOf(pids: number[]): number {
   let total = 0;
-  for (const member of processTree(pid)) {
+  for (const member of pids) {
     try {
       const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${member}/status`, 'utf8'));
       if (match) total += Number(match[1]) * 1024;
