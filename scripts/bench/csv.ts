@@ -108,8 +108,8 @@ async function prepareDatabase(env: NodeJS.ProcessEnv, releaseLog: string): Prom
       [SUPPLIERS - 1],
     );
     const started = Date.now();
-    // 10^6 rows through the table's five indexes can take longer than the pool's statement timeout (30 s):
-    // 58 s on a busy 2-core machine. Lifted for this transaction only.
+    // 10^6 rows through the table's indexes and count triggers can take longer than the pool's statement
+    // timeout on a busy machine: lifted for this transaction only.
     if (HISTORY_ROWS > 0)
       await em.transactional(async tx => {
         await tx.execute('set local statement_timeout = 0');
