@@ -1,4 +1,4 @@
-import type { JobsOptions } from 'bullmq';
+import type { DeduplicationOptions, JobsOptions } from 'bullmq';
 import type { QueueName } from '../queues/queue-names.js';
 
 /**
@@ -96,7 +96,9 @@ const DOORBELL_DEDUPLICATION_MS = 1000;
  * job as started without the removal of its key (lost with the old master), and that key would otherwise
  * swallow every ring until stall detection (30 s and more). A job waits far less than that before it starts.
  */
-export const doorbellOptions = (consumer: OutboxConsumer): JobsOptions => ({
+export const doorbellOptions = (
+  consumer: OutboxConsumer,
+): JobsOptions & { deduplication: DeduplicationOptions } => ({
   deduplication: { id: `doorbell-${consumer.name}`, ttl: DOORBELL_DEDUPLICATION_MS },
   attempts: 3,
   backoff: { type: 'exponential', delay: 100 },

@@ -30,11 +30,16 @@ function doorbellOf(queues: QueueProducer, consumer: OutboxConsumer): Doorbell {
  * way, the ring goes at once (a quiet system wakes its consumers without delay). While one is on its way its
  * job may already be running past the caller's events, so the caller gets the NEXT ring, sent as soon as the
  * current one is acknowledged and shared by everyone who asked meanwhile.
+ *
+ * A ring that finds the doorbell's de-duplication id held adds nothing (under load, nearly every ring): the
+ * holder is a job that has not freed the id yet, and a job frees it when it starts and ends its run only on
+ * a look that began after the freeing (drain-on-doorbell.ts), so after this caller's commit. The add would
+ * have been swallowed by the same id anyway.
  */
 function ring(queues: QueueProducer, consumer: OutboxConsumer): Promise<boolean> {
   const state = doorbellOf(queues, consumer);
   if (state.inFlight === undefined) {
-    const sent = queues.addQuietly(consumer.queue, consumer.jobName, {}, doorbellOptions(consumer));
+    const sent = queues.addUnlessHeld(consumer.queue, consumer.jobName, {}, doorbellOptions(consumer));
     state.inFlight = sent.finally(() => (state.inFlight = undefined));
     return state.inFlight;
   }

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type DeduplicationOptions, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ServiceUnavailableError } from '../shared/errors.js';
 import { withTimeout } from '../shared/with-timeout.js';
@@ -69,6 +69,26 @@ export class QueueProducer {
   ): Promise<boolean> {
     try {
       await this.add(name, jobName, data, options);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Best effort, like addQuietly, for a job de-duplicated by `deduplicationId`: while a job holds that id,
+   * BullMQ would swallow the add, and reading the id (one GET) costs this process and Redis a fraction of
+   * the add's script. Only when no job holds it is the job added.
+   */
+  async addUnlessHeld(
+    name: QueueName,
+    jobName: string,
+    data: object,
+    options: JobsOptions & { deduplication: DeduplicationOptions },
+  ): Promise<boolean> {
+    try {
+      const holder = await this.bounded(this.queue(name).getDeduplicationJobId(options.deduplication.id));
+      if (!holder) await this.add(name, jobName, data, options);
       return true;
     } catch {
       return false;

@@ -3,7 +3,7 @@ import { testApp } from '../setup/hooks.js';
 import { createRedis } from '../../config/redis.js';
 import { QueueProducer } from '../../domain/queues/queue-producer.js';
 import { STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
-import { DOORBELL_SPACING_MS, publishEvents } from '../../domain/outbox/publish-events.js';
+import { DOORBELL_SPACING_MS, publishEvents, ringDoorbells } from '../../domain/outbox/publish-events.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -16,7 +16,12 @@ describe('Doorbell spacing of the API writes', () => {
     const producer = new QueueProducer(redis, `spacing-${process.pid}-${Date.now()}`, 2000);
     const consumers = [STOCK_HISTORY_CONSUMER];
     let rings = 0;
-    producer.queue(STOCK_HISTORY_CONSUMER.queue).on('waiting', () => rings++);
+    // Each ring's job frees the doorbell at once, as a worker's run does when it starts: else the following
+    // rings would find it held and (rightly) add nothing.
+    producer.queue(STOCK_HISTORY_CONSUMER.queue).on('waiting', job => {
+      rings++;
+      void job.removeDeduplicationKey();
+    });
     const quiet = () => new Promise(resolve => setTimeout(resolve, DOORBELL_SPACING_MS * 3));
     try {
       // A machine under load may take longer than the spacing for the first ring's round trip: then the
@@ -49,6 +54,31 @@ describe('Doorbell spacing of the API writes', () => {
       expect(rings).to.equal(before);
     } finally {
       await producer.queue(STOCK_HISTORY_CONSUMER.queue).obliterate({ force: true });
+      await producer.close();
+      redis.disconnect();
+    }
+  });
+  it('When a doorbell job holds its de-duplication id, then rings add nothing; once its run frees the id, the next ring adds one job', async () => {
+    const redis = createRedis(testApp().services.config, 'producer');
+    const producer = new QueueProducer(redis, `held-${process.pid}-${Date.now()}`, 2000);
+    const consumers = [STOCK_HISTORY_CONSUMER];
+    const queue = producer.queue(STOCK_HISTORY_CONSUMER.queue);
+    let adds = 0;
+    queue.on('waiting', () => adds++);
+    try {
+      await ringDoorbells(producer, consumers);
+      expect(adds, 'the first ring adds the job').to.equal(1);
+      for (let ring = 0; ring < 5; ring++) await ringDoorbells(producer, consumers);
+      expect(adds, 'rings while the job holds the id').to.equal(1);
+      const waiting = await queue.getWaiting();
+      expect(waiting).to.have.length(1);
+      // What a worker's run does when it starts.
+      expect(await waiting[0].removeDeduplicationKey()).to.equal(true);
+      await ringDoorbells(producer, consumers);
+      expect(adds, 'the ring after the id was freed').to.equal(2);
+      expect(await queue.getWaitingCount()).to.equal(2);
+    } finally {
+      await queue.obliterate({ force: true });
       await producer.close();
       redis.disconnect();
     }
