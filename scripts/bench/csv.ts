@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { constants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ import {
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
+  stopOnInterrupt,
 } from './processes.js';
 import { runScript } from '../run-script.js';
 
@@ -290,18 +291,7 @@ export async function benchCsv(): Promise<void> {
   const { auth } = await prepareDatabase(env, log('release'));
   const base = `http://127.0.0.1:${port}`;
   const processes: BenchProcess[] = [];
-  // Once: a second SIGTERM would end a process in the middle of its graceful shutdown.
-  let stopped: Promise<unknown> | undefined;
-  const stopAll = () => (stopped ??= Promise.all(processes.map(p => p.stop())));
-  // Each process runs in a process group of its own, out of reach of the terminal's Ctrl-C: stopped here,
-  // and the bench exits as interrupted (not with the error of a request to a server that went away).
-  let exitCode: number | undefined;
-  const interrupted = (signal: NodeJS.Signals) => {
-    exitCode = 128 + constants.signals[signal];
-    void stopAll().finally(() => process.exit(exitCode));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const interruptible = stopOnInterrupt(processes);
   try {
     const web = startProcfileProcess('web', withNodeOptions(env, 'BENCH_WEB_NODE_OPTIONS'), log('web'));
     processes.push(web);
@@ -344,10 +334,7 @@ export async function benchCsv(): Promise<void> {
     if (UPLOAD_BYTES > 0) await benchUpload(base, auth, web, UPLOAD_BYTES);
     await benchImports(base, auth, worker);
   } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-    await stopAll();
-    if (exitCode !== undefined) process.exit(exitCode);
+    await interruptible.finish();
   }
 }
 

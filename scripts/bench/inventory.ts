@@ -22,6 +22,7 @@ import {
   type LoadSpec,
   freePort,
   procfileEnv,
+  stopOnInterrupt,
 } from './processes.js';
 
 /**
@@ -58,6 +59,7 @@ export async function benchInventory(): Promise<void> {
   await runRelease(env, log('release'));
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const processes: BenchProcess[] = [];
+  const interruptible = stopOnInterrupt(processes);
   const sampler = new RssSampler();
   try {
     const { username, itemIds } = await seed(db);
@@ -264,7 +266,7 @@ export async function benchInventory(): Promise<void> {
   } finally {
     sampler.stop();
     processes.find(p => p.name === 'worker')?.signalNode('SIGCONT');
-    await Promise.all(processes.map(p => p.stop()));
+    await interruptible.finish();
     await db.end();
   }
   if (process.env.BENCH_REPLICA === '1') await benchReplicaReads({ rounds, seconds, connections });

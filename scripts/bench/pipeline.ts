@@ -24,6 +24,7 @@ import {
   waitForLogLine,
   waitUntilServing,
   type BenchProcess,
+  stopOnInterrupt,
 } from './processes.js';
 
 /**
@@ -90,6 +91,7 @@ async function benchEventPipeline(): Promise<void> {
   const config = loadConfig({ ...process.env, ...env });
   const services = await openServices(config);
   const children: BenchProcess[] = [];
+  const interruptible = stopOnInterrupt(children, 2000);
   try {
     await migrate(services.orm);
     const { auth, itemIds } = await seed(pool, config.jwtSecret);
@@ -258,7 +260,7 @@ async function benchEventPipeline(): Promise<void> {
     await lagRun(pool, write, Math.round(withWorker / 2), env, children, LAG_ROUNDS);
     await web.stop();
   } finally {
-    await Promise.all(children.map(child => child.stop(2000)));
+    await interruptible.finish();
     await pool.end();
   }
 }

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { constants as os, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,6 +57,33 @@ export interface BenchProcess {
   signalNode(signal: NodeJS.Signals): void;
   /** SIGTERM to the process group, SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The bench's processes run in process groups of their own, out of reach of the terminal's Ctrl-C: on SIGINT or
+ * SIGTERM this stops every one of `processes` (read when the signal comes: processes started later are
+ * included) and exits as interrupted, not with the error of a request to a server that went away. `finish`,
+ * in the bench's `finally`, removes the handlers, stops what still runs (once: a second SIGTERM would end a
+ * process in the middle of its graceful shutdown) and exits as interrupted if a signal came meanwhile.
+ */
+export function stopOnInterrupt(processes: BenchProcess[], graceMs?: number): { finish(): Promise<void> } {
+  let stopped: Promise<unknown> | undefined;
+  const stopAll = () => (stopped ??= Promise.all(processes.map(p => p.stop(graceMs))));
+  let exitCode: number | undefined;
+  const interrupted = (signal: NodeJS.Signals) => {
+    exitCode = 128 + os.signals[signal];
+    void stopAll().finally(() => process.exit(exitCode));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return {
+    async finish() {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+      await stopAll();
+      if (exitCode !== undefined) process.exit(exitCode);
+    },
+  };
 }
 
 const withNodeOnPath = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
