@@ -76,7 +76,7 @@ export class QueueProducer {
   }
 
   /**
-   * Best effort, like addQuietly, for a job de-duplicated by `deduplicationId`: while a job holds that id,
+   * Best effort, like addQuietly, for a job de-duplicated by `options.deduplication.id`: while a job holds it,
    * BullMQ would swallow the add, and reading the id (one GET) costs this process and Redis a fraction of
    * the add's script. Only when no job holds it is the job added.
    */
