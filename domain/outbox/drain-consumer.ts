@@ -60,10 +60,10 @@ export type HeldBatch = (
  * While a consumer keeps up (its last batch was not full), a run starts its batches at least this far apart: the
  * events of those milliseconds share one batch, whose cost is mostly per batch (round trips, statement start,
  * the worker's share of each), instead of the next take starting as soon as the last commits. It trades a few
- * milliseconds of median lag for much less CPU per event; shorter and longer spacings were measured and did
- * worse (docs/performance.md). A backlog (full batches) never waits.
+ * milliseconds of median lag for much less CPU per event (docs/performance.md has the spacings measured). A
+ * backlog (full batches) never waits.
  */
-export const BATCH_SPACING_MS = 8;
+export const BATCH_SPACING_MS = 6;
 
 /**
  * How long a run goes on looking (a take every BATCH_SPACING_MS) once a take finds nothing pending, before it
