@@ -50,7 +50,7 @@ import {
  * in a cgroup of its own capped at a fraction of one core, 1, 2 and 3 of them, on backlogs of >= 100,000 events.
  *
  * Knobs: BENCH_SCALING_ONLY=1 runs only the scaling phase, BENCH_SCALING=0 leaves it out (its own knobs: scalingRun);
- * BENCH_WRITE_SECONDS (write phases), BENCH_DRAIN_MIN_EVENTS (a drain's backlog, 40,000), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
+ * BENCH_WRITE_SECONDS (write phases), BENCH_DRAIN_MIN_EVENTS (a drain's backlog, 100,000), BENCH_LAG_SECONDS, BENCH_LAG_WARM_UP_SECONDS (20), BENCH_FULL_SECONDS; BENCH_DRAIN_ONLY=1 stops after 1-3; BENCH_LAG_RATE=n runs only
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_AB_WINDOWS paced windows per arm (1); BENCH_DRAIN_AB=NAME=a,b does the same with
@@ -266,11 +266,12 @@ async function benchEventPipeline(): Promise<void> {
 }
 
 /**
- * The fewest events of a drain's backlog (BENCH_DRAIN_MIN_EVENTS, 40,000). A machine slow at committing writes
- * writes fewer in BENCH_WRITE_SECONDS; drained in a second or two, such a backlog measured the processes'
- * start-up more than their drain, and the two-process ratio with it.
+ * The fewest events of a drain's backlog (BENCH_DRAIN_MIN_EVENTS, 100,000, as the scaling phase's). Drained in
+ * a second or two, a smaller backlog measured the processes' start-up more than their drain, and the
+ * two-process ratio with it: 15 s of writes were ~15,000 events on a machine slow at committing writes, and
+ * 40,000 events drained in ~2 s on a fast one.
  */
-const DRAIN_MIN_EVENTS = Number(process.env.BENCH_DRAIN_MIN_EVENTS ?? 40_000);
+const DRAIN_MIN_EVENTS = Number(process.env.BENCH_DRAIN_MIN_EVENTS ?? 100_000);
 
 /** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
