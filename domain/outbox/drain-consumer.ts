@@ -63,7 +63,7 @@ export type HeldBatch = (
  * milliseconds of median lag for much less CPU per event (docs/performance.md has the spacings measured). A
  * backlog (full batches) never waits.
  */
-export const BATCH_SPACING_MS = 6;
+export const BATCH_SPACING_MS = 8;
 
 /**
  * How long a run goes on looking (a take every BATCH_SPACING_MS) once a take finds nothing pending, before it
