@@ -25,10 +25,9 @@ export interface Throttling {
 /**
  * The cap's period (BENCH_SCALING_PERIOD_US, 10 ms): a capped process runs for its quota of each period, then
  * is held back until the next one. A slow core of its own never stops a process; the cap does, for the rest of
- * each period. With the kernel's default 100 ms a worker process at 0.1 core stood still 90 ms at a time, often
- * between the two statements of a batch with its partitions held, and its peers found them taken: their CPU per
- * event rose with every process added, and the same run gave 1.82x or 1.94x for two processes and 2.19x or 4.10x
- * for three. With 10 ms the stops are 9 ms and the CPU per event stays flat (docs/performance.md).
+ * each period. The period must be short: with the kernel's default 100 ms a worker process at 0.1 core stood
+ * still 90 ms at a time, often between the two statements of a batch with its partitions held, its peers found
+ * them taken, and their CPU per event rose with every process added (docs/performance.md, Scaling out).
  */
 const PERIOD_US = Number(process.env.BENCH_SCALING_PERIOD_US ?? 10_000);
 

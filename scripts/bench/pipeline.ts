@@ -32,7 +32,7 @@ import {
  * Procfile runs it (`web` with RUN_WORKERS=false, `worker`), the load generator (autocannon) in a third:
  *
  * 1. max write rate: PATCH /quantity on 2,000 items of 20 suppliers at 50 connections with NO worker running,
- *    which also leaves the backlog (>= 10,000 events at today's rates);
+ *    which also leaves the backlog (written on until it holds about BENCH_DRAIN_MIN_EVENTS events);
  * 2. drain: ONE worker process (started before the writes, warmed up on a short backlog of BENCH_WARM_UP_SECONDS
  *    (3) of writes, stopped while the measured backlog is written) goes on; events/s per
  *    consumer from the first marker set to its last, and the ratio to the max write rate of the same round
@@ -125,8 +125,9 @@ async function benchEventPipeline(): Promise<void> {
     };
 
     /**
-     * A drain's backlog: BENCH_WRITE_SECONDS of writes at full speed, then more until it holds at least
-     * DRAIN_MIN_EVENTS events; returns the rate over both.
+     * A drain's backlog: BENCH_WRITE_SECONDS of writes at full speed, then as many seconds more as the first
+     * part's rate says it takes to reach DRAIN_MIN_EVENTS events (an estimate: the second part's rate differs);
+     * returns the rate over both.
      */
     const writeBacklog = async (): Promise<WriteResult> => {
       const first = await write();
@@ -210,13 +211,9 @@ async function benchEventPipeline(): Promise<void> {
       console.log(`\n=== drain round ${round} of ${rounds}`);
       // One process first on odd rounds, two first on even ones: the later drain of a round meets what the
       // earlier left behind (a larger outbox, the WAL to checkpoint).
-      if (round % 2 === 1) {
-        ones.push(await backlogDrain(1, env, 'max write rate of one web process'));
-        twos.push(await backlogDrain(2, env, 'max write rate'));
-      } else {
-        twos.push(await backlogDrain(2, env, 'max write rate'));
-        ones.push(await backlogDrain(1, env, 'max write rate of one web process'));
-      }
+      const one = async () => ones.push(await backlogDrain(1, env, 'max write rate of one web process'));
+      const two = async () => twos.push(await backlogDrain(2, env, 'max write rate'));
+      for (const drainWith of round % 2 === 1 ? [one, two] : [two, one]) await drainWith();
     }
     const perRound = (f: (round: number) => number) => ones.map((_, round) => f(round));
     const line = (values: number[], digits: number, unit = '') =>
@@ -273,10 +270,9 @@ async function benchEventPipeline(): Promise<void> {
 }
 
 /**
- * The fewest events of a drain's backlog (BENCH_DRAIN_MIN_EVENTS, 100,000, as the scaling phase's). Drained in
- * a second or two, a smaller backlog measured the processes' start-up more than their drain, and the
- * two-process ratio with it: 15 s of writes were ~15,000 events on a machine slow at committing writes, and
- * 40,000 events drained in ~2 s on a fast one.
+ * About how many events a drain's backlog holds at the least (BENCH_DRAIN_MIN_EVENTS, 100,000, as the scaling
+ * phase's), whatever the machine's write rate: a backlog drained in a second or two measures the processes'
+ * start-up more than their drain, and the two-process ratio with it (docs/performance.md).
  */
 const DRAIN_MIN_EVENTS = Number(process.env.BENCH_DRAIN_MIN_EVENTS ?? 100_000);
 
