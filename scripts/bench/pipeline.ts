@@ -148,9 +148,11 @@ async function benchEventPipeline(): Promise<void> {
     const backlogDrain = async (processes: number, workerEnv: Record<string, string>, rateLabel: string) => {
       const workers = await startStopped(processes, workerEnv, children);
       // Warm-up: a short backlog drained by the same processes (JIT, connections, prepared statements), as
-      // a worker that has run for a while is; then stopped again for the measured one.
+      // a worker that has run for a while is; then stopped again for the measured one. As many times larger as
+      // there are processes, as in the scaling phase: each then has drained about as much as one process alone
+      // (on half of it, two processes still compiled and planned at the measured drain's start).
       if (WARM_UP_SECONDS > 0) {
-        await write(undefined, WARM_UP_SECONDS);
+        await write(undefined, WARM_UP_SECONDS * processes);
         await drain(pool, await maxEventId(pool), workers, 'warm-up');
         for (const worker of workers) worker.signalNode('SIGSTOP');
       }
@@ -276,7 +278,7 @@ async function benchEventPipeline(): Promise<void> {
  */
 const DRAIN_MIN_EVENTS = Number(process.env.BENCH_DRAIN_MIN_EVENTS ?? 100_000);
 
-/** Seconds of the warm-up backlog each drain's worker processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
+/** Seconds of the warm-up backlog per worker process that a drain's processes drain before the measured one (BENCH_WARM_UP_SECONDS). */
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 
 /**
@@ -725,6 +727,14 @@ async function printDoorbellJobs(env: Record<string, string>, since: Date): Prom
       const waits = jobs.map(j => j.processedOn! - j.timestamp);
       const runs = jobs.map(j => j.finishedOn! - j.processedOn!);
       const applied = jobs.map(j => Number((j.returnvalue as { applied?: number } | null)?.applied ?? 0));
+      if (jobs.length === 0) {
+        // Its run found events at every look of the window (RUN_LINGER_MS), so no job of it ended there.
+        console.log(
+          `  ${consumer.name.padEnd(17)} no doorbell job ended in the window: one run lasted through it`,
+        );
+        await queue.close();
+        continue;
+      }
       console.log(
         `  ${consumer.name.padEnd(17)} ${jobs.length} doorbell jobs of the window (of the last 100): wait p50 ${median(waits)} ms, run p50 ${median(runs)} ms, ` +
           `events per run p50 ${median(applied)}`,
