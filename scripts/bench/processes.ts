@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import { constants as os, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * Benchmark processes started the way production starts them: a Procfile line run by `sh -c` from the
@@ -93,7 +94,8 @@ const withNodeOnPath = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
 
 /**
  * Starts `command` through `sh -c` in its own process group; stdout and stderr go to `logFile` (a file costs
- * the server far less than a pipe the bench would have to drain).
+ * the server far less than a pipe the bench would have to drain). The bench's first process takes the machine
+ * (holdMachineForBench): a second bench refuses to start beside it.
  */
 export function startShellProcess(
   name: string,
@@ -101,6 +103,7 @@ export function startShellProcess(
   env: NodeJS.ProcessEnv,
   logFile: string,
 ): BenchProcess {
+  holdMachineForBench();
   const fd = openSync(logFile, 'a');
   const child = spawn('sh', ['-c', command], {
     cwd: REPO_ROOT,

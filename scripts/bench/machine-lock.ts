@@ -1,0 +1,65 @@
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The file that says which process bench has this machine (its pid, then its command line). */
+const LOCK_FILE = path.join(os.tmpdir(), 'stockroom-bench.lock');
+
+let held = false;
+
+/**
+ * Takes this machine for the running benchmark, or throws when another process bench has it: two benches at
+ * once share the two cores, and each one's figures (ratios too: the rounds of one side meet the other's load
+ * and not the other side's) then say nothing. A bench whose process has died leaves the file behind; the next
+ * one finds its pid gone and takes the machine. Called when a bench starts its first process; held until it
+ * exits. BENCH_SHARED_MACHINE=1 skips it (a bench run on purpose beside another load).
+ */
+export function holdMachineForBench(): void {
+  if (held || process.env.BENCH_SHARED_MACHINE === '1') return;
+  for (;;) {
+    try {
+      const fd = openSync(LOCK_FILE, 'wx');
+      writeSync(fd, `${process.pid}\n${process.argv.slice(1).join(' ')}\n`);
+      closeSync(fd);
+      held = true;
+      process.once('exit', release);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const [pid, command] = readOr(LOCK_FILE).split('\n');
+    if (alive(Number(pid)))
+      throw new Error(
+        `another benchmark runs on this machine (pid ${pid}: ${command}); wait for it to end, or set ` +
+          `BENCH_SHARED_MACHINE=1 to run beside it (${LOCK_FILE})`,
+      );
+    // Left by a bench that died: the machine is free.
+    try {
+      unlinkSync(LOCK_FILE);
+    } catch {
+      // another bench took it meanwhile: the next attempt finds its pid
+    }
+  }
+}
+
+function release(): void {
+  if (readOr(LOCK_FILE).startsWith(`${process.pid}\n`)) unlinkSync(LOCK_FILE);
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOr(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
