@@ -30,10 +30,14 @@ export async function startOidcSetup(
     accounts,
     otherClientIds: [OTHER_CLIENT_ID],
   });
+  // A setup that fails half-way closes what it started: an open provider kept the test run from ending.
   const app = await startTestApp(
     { ...idp.env(), PUBLIC_URL: appUrl, OIDC_PROVIDER_ID: PROVIDER_ID, ...env },
     { migrate: false, port },
-  );
+  ).catch(async (error: unknown) => {
+    await idp.close();
+    throw error;
+  });
   return {
     app,
     idp,

@@ -41,7 +41,11 @@ export async function startTestApp(
   await waitForRedis(services, 3000);
   if (options.migrate !== false) await migrate(services.orm);
   const { openapi } = createApp(services);
-  const server = await startServer(services, options.port ?? 0);
+  // A server that cannot listen leaves no pools or clients behind (they kept the test run from ending).
+  const server = await startServer(services, options.port ?? 0).catch(async (error: unknown) => {
+    await closeServices(services);
+    throw error;
+  });
   return {
     services,
     server,
