@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Writable, type Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RetryLaterError } from './errors.js';
+import { processAlive } from './process-alive.js';
 
 /** Bytes gathered before one write to the file: few system calls for answers written a CSV record at a time. */
 const FLUSH_BYTES = 256 * 1024;
@@ -23,16 +24,6 @@ export interface SpooledAnswer {
   parts(size: number): AsyncGenerator<Buffer>;
   /** Deletes the file if no reader took it. */
   discard(): Promise<void>;
-}
-
-/** Whether process `pid` still runs (a file of a live process is never swept). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -57,7 +48,8 @@ export class AnswerSpool {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     for (const name of await readdir(dir)) {
       const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-      if (Number.isInteger(pid) && !alive(pid)) await unlink(path.join(dir, name)).catch(() => undefined);
+      if (Number.isInteger(pid) && !processAlive(pid))
+        await unlink(path.join(dir, name)).catch(() => undefined);
     }
     return new AnswerSpool(dir, budgetBytes);
   }

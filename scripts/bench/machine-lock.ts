@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../../domain/shared/process-alive.js';
 
 /** The file that says which process bench has this machine (its pid, then its command line). */
 const LOCK_FILE = path.join(os.tmpdir(), 'stockroom-bench.lock');
@@ -28,7 +29,8 @@ export function holdMachineForBench(): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const [pid, command] = readOr(LOCK_FILE).split('\n');
-    if (alive(Number(pid)))
+    const owner = Number(pid);
+    if (Number.isInteger(owner) && owner > 0 && processAlive(owner))
       throw new Error(
         `another benchmark runs on this machine (pid ${pid}: ${command}); wait for it to end, or set ` +
           `BENCH_SHARED_MACHINE=1 to run beside it (${LOCK_FILE})`,
@@ -44,16 +46,6 @@ export function holdMachineForBench(): void {
 
 function release(): void {
   if (readOr(LOCK_FILE).startsWith(`${process.pid}\n`)) unlinkSync(LOCK_FILE);
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readOr(file: string): string {
