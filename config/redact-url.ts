@@ -2,6 +2,13 @@
 const SENSITIVE_KEY =
   /^(?:code|state|nonce|ticket|session|sid|sig|signature|code_verifier)$|token|secret|passw|pwd|api[-_]?key|credential|assertion|jwt/i;
 
+/**
+ * What every key SENSITIVE_KEY matches holds as written, before decoding (or it holds a %-escape): a query
+ * without any of these has nothing to redact, and most queries are kept without being taken apart.
+ */
+const MAYBE_SENSITIVE =
+  /%|code|state|nonce|ticket|session|sid|sig|token|secret|passw|pwd|api|credential|assertion|jwt/i;
+
 export const REDACTED = '[Redacted]';
 
 function decodedKey(raw: string): string {
@@ -21,6 +28,7 @@ export function redactUrl(url: string): string {
   if (q < 0) return url;
   const hash = url.indexOf('#', q);
   const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  if (!MAYBE_SENSITIVE.test(query)) return url;
   const redacted = query
     .split('&')
     .map(pair => {

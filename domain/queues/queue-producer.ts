@@ -7,6 +7,14 @@ import { QUEUE_NAMES, type QueueName } from './queue-names.js';
 /** Completed and failed jobs kept per queue (bounded so Redis memory stays flat). */
 export const JOB_RETENTION = { removeOnComplete: { count: 1000, age: 86400 }, removeOnFail: { count: 5000 } };
 
+/** A job added only while no job holds its de-duplication id (QueueProducer.addEachUnlessHeld). */
+export interface DeduplicatedJob {
+  queue: QueueName;
+  name: string;
+  data: object;
+  options: JobsOptions & { deduplication: DeduplicationOptions };
+}
+
 /**
  * Adds jobs on the request path. The connection fails fast (no offline queue) and every add is bounded by a
  * hard timeout, so Redis being down costs a request at most `timeoutMs` and never hangs it.
@@ -76,19 +84,23 @@ export class QueueProducer {
   }
 
   /**
-   * Best effort, like addQuietly, for a job de-duplicated by `options.deduplication.id`: while a job holds it,
-   * BullMQ would swallow the add, and reading the id (one GET) costs this process and Redis a fraction of
-   * the add's script. Only when no job holds it is the job added.
+   * Best effort, like addQuietly, for jobs de-duplicated by `options.deduplication.id`: while a job holds its
+   * id, BullMQ would swallow the add. The ids of all the jobs are read in ONE round trip (an MGET of the keys
+   * BullMQ's `getDeduplicationJobId` reads one by one), a fraction of an add's script for this process and
+   * Redis; only the jobs whose id no job holds are added. False when Redis failed or timed out.
    */
-  async addUnlessHeld(
-    name: QueueName,
-    jobName: string,
-    data: object,
-    options: JobsOptions & { deduplication: DeduplicationOptions },
-  ): Promise<boolean> {
+  async addEachUnlessHeld(jobs: readonly DeduplicatedJob[]): Promise<boolean> {
+    if (jobs.length === 0) return true;
     try {
-      const holder = await this.bounded(this.queue(name).getDeduplicationJobId(options.deduplication.id));
-      if (!holder) await this.add(name, jobName, data, options);
+      const keys = jobs.map(job => `${this.queue(job.queue).keys.de}:${job.options.deduplication.id}`);
+      // Once the connection is ready, as BullMQ waits for it (the request path's connection queues nothing).
+      const ready = this.queue(jobs[0].queue).waitUntilReady();
+      const holders = await this.bounded(ready.then(() => this.connection.mget(keys)));
+      await Promise.all(
+        jobs
+          .filter((_job, index) => !holders[index])
+          .map(job => this.add(job.queue, job.name, job.data, job.options)),
+      );
       return true;
     } catch {
       return false;

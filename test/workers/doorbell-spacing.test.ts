@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { testApp } from '../setup/hooks.js';
 import { createRedis } from '../../config/redis.js';
 import { QueueProducer } from '../../domain/queues/queue-producer.js';
-import { STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
+import { ANALYTICS_CONSUMER, STOCK_HISTORY_CONSUMER } from '../../domain/outbox/consumers.js';
 import { DOORBELL_SPACING_MS, publishEvents, ringDoorbells } from '../../domain/outbox/publish-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -79,6 +79,28 @@ describe('Doorbell spacing of the API writes', () => {
       expect(await queue.getWaitingCount()).to.equal(2);
     } finally {
       await queue.obliterate({ force: true });
+      await producer.close();
+      redis.disconnect();
+    }
+  });
+  it('When several consumers ring together and only one doorbell is free, then one round trip reads both and only the free one gets a job', async () => {
+    const redis = createRedis(testApp().services.config, 'producer');
+    const producer = new QueueProducer(redis, `pair-${process.pid}-${Date.now()}`, 2000);
+    const consumers = [STOCK_HISTORY_CONSUMER, ANALYTICS_CONSUMER];
+    const history = producer.queue(STOCK_HISTORY_CONSUMER.queue);
+    const analytics = producer.queue(ANALYTICS_CONSUMER.queue);
+    try {
+      await ringDoorbells(producer, consumers);
+      expect(await history.getWaitingCount(), 'history: the first ring').to.equal(1);
+      expect(await analytics.getWaitingCount(), 'analytics: the first ring').to.equal(1);
+      const [analyticsJob] = await analytics.getWaiting();
+      expect(await analyticsJob.removeDeduplicationKey()).to.equal(true);
+      await ringDoorbells(producer, consumers);
+      expect(await history.getWaitingCount(), 'history still held: nothing added').to.equal(1);
+      expect(await analytics.getWaitingCount(), 'analytics freed: one more job').to.equal(2);
+    } finally {
+      await history.obliterate({ force: true });
+      await analytics.obliterate({ force: true });
       await producer.close();
       redis.disconnect();
     }
