@@ -10,7 +10,7 @@ import {
   type InTransaction,
 } from '../../domain/idempotency/with-idempotency-key.js';
 import type { Db } from '../../domain/shared/pool-query.js';
-import { nativeTransaction, poolRun, type SqlRun } from '../../domain/shared/native-transaction.js';
+import { nativeTransaction, poolRunNow, type SqlRun } from '../../domain/shared/native-transaction.js';
 import type { WriteContext } from '../../domain/shared/write-context.js';
 import { sendJsonText } from '../presenters/json-response.js';
 
@@ -47,7 +47,7 @@ const ORM_WRITES: WriteDb<EntityManager> = {
  * write as text with the values inlined, to be parsed and planned every time).
  */
 const preparedWrites = (em: EntityManager): WriteDb<SqlRun> => ({
-  plain: () => poolRun(em),
+  plain: () => poolRunNow(em),
   transaction: () => work => nativeTransaction(em, work),
 });
 
@@ -85,7 +85,8 @@ function handlerOn<D extends Db>(
     let headers: Record<string, string>;
     let eventIds: string[] = [];
     if (key === undefined || !req.actor) {
-      const reply = await run(await db.plain(req), req, input);
+      const plain = db.plain(req);
+      const reply = await run(plain instanceof Promise ? await plain : plain, req, input);
       status = reply.status;
       bodyText = reply.body === undefined ? null : JSON.stringify(reply.body);
       headers = reply.headers ?? {};
@@ -112,7 +113,8 @@ function handlerOn<D extends Db>(
         res.setHeader('Idempotent-Replayed', 'true');
       }
     }
-    await publishEvents(services.queues, eventIds);
+    const ringing = publishEvents(services.queues, eventIds);
+    if (ringing) await ringing;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status);
     if (bodyText === null) res.end();

@@ -111,11 +111,14 @@ export async function ringDoorbells(
   await ring(queues, doorbellsOf(queues, consumers));
 }
 
-/** After commit: wakes every consumer when the write committed outbox events (the fast path). */
-export async function publishEvents(
+/**
+ * After commit: wakes every consumer when the write committed outbox events (the fast path). The ring to wait
+ * for, or nothing to wait for (no events, or the trailing ring of a busy API).
+ */
+export function publishEvents(
   queues: QueueProducer,
   eventIds: string[],
   consumers: readonly OutboxConsumer[] = OUTBOX_CONSUMERS,
-): Promise<void> {
-  if (eventIds.length > 0) await ringAfterWrite(queues, consumers);
+): Promise<boolean> | undefined {
+  return eventIds.length > 0 ? ringAfterWrite(queues, consumers) : undefined;
 }
