@@ -176,7 +176,10 @@ export async function benchInventory(): Promise<void> {
     const writeDraining =
       only === 'read'
         ? none
-        : await compare('PATCH /api/inventory/{id}/quantity (worker draining)', rounds, seconds, writeSides);
+        : await compare('PATCH /api/inventory/{id}/quantity (worker draining)', rounds, seconds, {
+            ...writeSides,
+            worker,
+          });
     const idempotent: LoadResult[] = [];
     for (let round = 1; round <= (only ? 0 : rounds); round++) {
       const result = await measured(
@@ -277,20 +280,40 @@ export async function benchInventory(): Promise<void> {
  * serving it (both sides share the two cores with PostgreSQL and the load generator, so all three decide the
  * request rate).
  */
-async function measured(spec: LoadSpec, server: BenchProcess, db: pg.Pool): Promise<LoadResult> {
+/**
+ * One load run with the CPU per request of the server and its PostgreSQL backends, and of the worker and its
+ * backends when a worker is given (it drains the run's events on the same cores: what each side's writes cost
+ * the whole system).
+ */
+async function measured(
+  spec: LoadSpec,
+  server: BenchProcess,
+  db: pg.Pool,
+  worker?: BenchProcess,
+): Promise<LoadResult> {
   const before = server.cpuMs();
   const backendsBefore = await backendCpuMs(db, server.pid);
+  const workerBefore = worker?.cpuMs();
+  const workerBackendsBefore = worker && (await backendCpuMs(db, worker.pid));
   const result = await load(spec);
   const cpuMs = server.cpuMs() - before;
   const pgMs = backendCpuSince(backendsBefore, await backendCpuMs(db, server.pid));
   const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(1, result.total));
-  return { ...result, cpuUs: perRequest(cpuMs), pgCpuUs: perRequest(pgMs) };
+  const measures: LoadResult = { ...result, cpuUs: perRequest(cpuMs), pgCpuUs: perRequest(pgMs) };
+  if (worker && workerBefore !== undefined && workerBackendsBefore) {
+    measures.workerCpuUs = perRequest(worker.cpuMs() - workerBefore);
+    measures.workerPgCpuUs = perRequest(
+      backendCpuSince(workerBackendsBefore, await backendCpuMs(db, worker.pid)),
+    );
+  }
+  return measures;
 }
 
 const describe = (r: LoadResult) =>
   `${r.rate.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
   (r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs} µs/req`) +
   (r.pgCpuUs === undefined ? '' : ` (+pg ${r.pgCpuUs}, load gen ${r.loadCpuUs})`) +
+  (r.workerCpuUs === undefined ? '' : `  worker ${r.workerCpuUs} µs/req (+pg ${r.workerPgCpuUs})`) +
   (r.non2xx + r.errors > 0 ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '');
 
 /** Warm-up, then `rounds` alternating rounds (ours first on odd rounds, bare first on even ones). */
@@ -303,6 +326,8 @@ async function compare(
     bare: Omit<LoadSpec, 'seconds'>;
     servers: { ours: BenchProcess; bare: BenchProcess };
     db: pg.Pool;
+    /** The worker draining both sides' events, measured with each round. */
+    worker?: BenchProcess;
     onOursEnd?: () => void;
     /** Called 0.5 s before each bare round ends (its RSS under its own load). */
     onBareEnd?: () => void;
@@ -316,12 +341,12 @@ async function compare(
   for (let round = 1; round <= rounds; round++) {
     const runOurs = async () => {
       const timer = sides.onOursEnd ? setTimeout(sides.onOursEnd, seconds * 1000 - 500) : undefined;
-      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours, sides.db));
+      ours.push(await measured({ ...sides.ours, seconds }, sides.servers.ours, sides.db, sides.worker));
       clearTimeout(timer);
     };
     const runBare = async () => {
       const timer = sides.onBareEnd ? setTimeout(sides.onBareEnd, seconds * 1000 - 500) : undefined;
-      bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare, sides.db));
+      bare.push(await measured({ ...sides.bare, seconds }, sides.servers.bare, sides.db, sides.worker));
       clearTimeout(timer);
     };
     if (round % 2 === 1) {

@@ -305,6 +305,10 @@ export interface LoadResult {
   pgCpuUs?: number;
   /** CPU time of the load generator per request (µs). */
   loadCpuUs?: number;
+  /** CPU time of the worker process tree per request (µs), when it drains the round's events. */
+  workerCpuUs?: number;
+  /** CPU time of the worker's PostgreSQL backends per request (µs), likewise. */
+  workerPgCpuUs?: number;
 }
 
 /**
