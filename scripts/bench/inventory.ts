@@ -278,12 +278,8 @@ export async function benchInventory(): Promise<void> {
 /**
  * {@link load} while measuring the CPU time `server` spends per request, and that of the PostgreSQL backends
  * serving it (both sides share the two cores with PostgreSQL and the load generator, so all three decide the
- * request rate).
- */
-/**
- * One load run with the CPU per request of the server and its PostgreSQL backends, and of the worker and its
- * backends when a worker is given (it drains the run's events on the same cores: what each side's writes cost
- * the whole system).
+ * request rate); likewise for `worker` and its backends when given (it drains the run's events on the same
+ * cores: what each side's writes cost the whole system).
  */
 async function measured(
   spec: LoadSpec,
