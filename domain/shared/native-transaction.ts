@@ -62,24 +62,15 @@ export const preparedRun =
   <R>(text: string, values: unknown[] = []) =>
     preparedQuery<R>(queryable, text, values);
 
-/** The one SqlRun of each pool (a hot path asks for it on every request). */
-const poolRuns = new WeakMap<pg.Pool, SqlRun>();
-
-const runOnPool = (pool: pg.Pool): SqlRun => {
-  let run = poolRuns.get(pool);
-  if (!run) poolRuns.set(pool, (run = preparedRun(pool)));
-  return run;
-};
-
 /** Statements straight on the ORM's pool, each in its own (implicit) transaction. */
 export async function poolRun(em: EntityManager): Promise<SqlRun> {
-  return runOnPool(await nativePool(em));
+  return preparedRun(await nativePool(em));
 }
 
 /** The same without waiting a tick once the pool is open (the hot writes' path), else its promise. */
 export function poolRunNow(em: EntityManager): SqlRun | Promise<SqlRun> {
   const pool = readyPool(em);
-  return pool ? runOnPool(pool) : poolRun(em);
+  return pool ? preparedRun(pool) : poolRun(em);
 }
 
 /**
