@@ -1,5 +1,4 @@
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { AnswerSpool } from '../../domain/shared/answer-spool.js';
 import type { StreamOwner } from '../../domain/shared/row-stream.js';
@@ -41,52 +40,55 @@ function jsonArray(): Transform {
   });
 }
 
+/** The error of a response closed before it was finished (the client went away), as streams name it. */
+const prematureClose = () =>
+  Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
 /**
- * The response as the last step of a pipeline. A chunk the response cannot take at once (its buffer is full
- * because the client does not read) waits for `drain`; if none comes within `idleMs` the step fails with a
- * StalledReaderError, so the pipeline tears down and the spooled file is deleted. A response closed early
- * (the client went away) fails the step too.
+ * Bytes read from a spooled answer's file per write to the response, into one buffer reused for every write (no
+ * buffer per read waiting for a collection outside the JavaScript heap). A client must take this much within
+ * the idle timeout, as it had to take a file stream's read before.
  */
-function responseStep(res: Response, idleMs: number): Writable {
-  const nothing = () => undefined;
-  let stopWaiting: () => void = nothing;
-  const onClose = () => {
-    if (!res.writableFinished)
-      step.destroy(Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-  };
-  const step = new Writable({
-    decodeStrings: false,
-    write(chunk: string | Buffer, encoding, done) {
-      if (typeof chunk === 'string' ? res.write(chunk, encoding) : res.write(chunk)) return done();
-      const timer = setTimeout(() => {
-        stopWaiting();
-        done(new StalledReaderError(idleMs));
-      }, idleMs);
-      const onDrain = () => {
-        stopWaiting();
-        done();
-      };
-      stopWaiting = () => {
-        clearTimeout(timer);
-        res.off('drain', onDrain);
-        stopWaiting = nothing;
-      };
-      res.on('drain', onDrain);
-    },
-    final(done) {
-      // No callback to `end`: express-session wraps `res.end` and takes a function argument for a body chunk
-      // (its write throws, and the response is destroyed without its last chunk). `finish` says the same.
-      res.once('finish', () => done());
-      res.end();
-    },
-    destroy(error, done) {
-      stopWaiting();
+const RESPONSE_PART_BYTES = 64 * 1024;
+
+/**
+ * Writes `part` to the response and resolves once the socket has taken all of it (the caller may then reuse
+ * the part's buffer). Fails with a StalledReaderError if that takes longer than `idleMs` (the client takes no
+ * data), or as a premature close if the response closes first.
+ */
+function writePart(res: Response, part: Buffer, idleMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       res.off('close', onClose);
-      done(error);
-    },
+      if (error) reject(error);
+      else resolve();
+    };
+    const onClose = () => settle(prematureClose());
+    const timer = setTimeout(() => settle(new StalledReaderError(idleMs)), idleMs);
+    res.on('close', onClose);
+    res.write(part, error => settle(error ?? undefined));
   });
-  res.on('close', onClose);
-  return step;
+}
+
+/** Ends the response; resolves once it is finished, fails as a premature close if it closes first. */
+function endResponse(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onClose = () => {
+      if (!res.writableFinished) reject(prematureClose());
+    };
+    res.once('close', onClose);
+    res.once('finish', () => {
+      res.off('close', onClose);
+      resolve();
+    });
+    // No callback to `end`: express-session wraps `res.end` and takes a function argument for a body chunk
+    // (its write throws, and the response is destroyed without its last chunk). `finish` says the same.
+    res.end();
+  });
 }
 
 /**
@@ -95,7 +97,8 @@ function responseStep(res: Response, idleMs: number): Writable {
  * PostgreSQL and the disk allow; the source then ends and releases its connection. A failure in this phase
  * (the query, or the spool's disk budget: 503 with Retry-After) is answered as an error, since nothing has
  * been sent yet, and a client that goes away stops it. Then `head` sets the status and headers and the file
- * is piped to the response with backpressure; a client that takes no data for `app.locals.streamIdleTimeoutMs`
+ * is written to the response a part at a time (writePart), each once the socket took the previous one; a
+ * client that takes no part within `app.locals.streamIdleTimeoutMs`
  * (STREAM_IDLE_TIMEOUT_MS) is cut: its socket is destroyed, so it sees a truncated transfer. The file is
  * deleted when the response ends, however it ends.
  */
@@ -122,11 +125,12 @@ export async function sendStream(
   }
   if (gone.signal.aborted) return answer.discard();
   head();
-  const file = answer.reader();
+  const parts = answer.parts(RESPONSE_PART_BYTES);
   try {
-    await pipeline([file, responseStep(res, idleMs)]);
+    for await (const part of parts) await writePart(res, part, idleMs);
+    await endResponse(res);
   } catch (error) {
-    file.destroy();
+    await parts.return(undefined);
     if (error instanceof StalledReaderError) {
       req.log.info({ correlationId: req.correlationId, idleMs }, 'stalled reader cut');
       // A reset, not a close: the kernel drops what the client never took instead of holding it (up to a

@@ -138,7 +138,7 @@ export function uploadedFile(req: Request, maxBytes: number): AsyncIterable<Buff
 /**
  * The uploaded file, received whole into a file of the process's spool at the client's pace before anything
  * else happens: a slow or stalled uploader holds a file, never a database connection. The caller reads it
- * (`reader()`, at the disk's speed) and discards it when done.
+ * (`parts()`, at the disk's speed) and discards it when done.
  */
 export async function spooledUpload(
   req: Request,

@@ -14,12 +14,9 @@ export const SPOOL_FULL_RETRY_AFTER_SECONDS = 5;
 /** A whole answer in a file of its own, deleted once read (or discarded). */
 export interface SpooledAnswer {
   readonly bytes: number;
-  /** The file from its first byte; gives its disk room back when it closes, however it ends. Once only. */
-  reader(): Readable;
   /**
    * The file from its first byte in parts of `size` bytes (the last one shorter), all read into ONE buffer: a
-   * part is valid until the next is asked for. Gives the disk room back once read out or left. Once only (like
-   * `reader`).
+   * part is valid until the next is asked for. Gives the disk room back once read out or left. Once only.
    */
   parts(size: number): AsyncGenerator<Buffer>;
   /** Deletes the file if no reader took it. */
@@ -121,12 +118,6 @@ export class AnswerSpool {
         } finally {
           await close();
         }
-      },
-      reader: () => {
-        take();
-        const stream = handle.createReadStream({ start: 0 });
-        stream.once('close', () => void close());
-        return stream;
       },
       discard: async () => {
         if (!taken) await close();
