@@ -70,7 +70,8 @@ function writePart(res: Response, part: Buffer, idleMs: number): Promise<void> {
     const onClose = () => settle(prematureClose());
     const timer = setTimeout(() => settle(new StalledReaderError(idleMs)), idleMs);
     res.on('close', onClose);
-    res.write(part, error => settle(error ?? undefined));
+    // A write fails only when the client's connection did (reset, or destroyed): that client went away.
+    res.write(part, error => settle(error ? prematureClose() : undefined));
   });
 }
 

@@ -31,9 +31,10 @@ import {
  * default, or `daily`: every item every day, 5x10^6 entries by default, database stockroom_bench_history_daily;
  * see history-fill.ts), VACUUM ANALYZEs, and prints:
  * every history read of issue 28 (p50 and p99 over BENCH_HISTORY_REQUESTS requests, 20 by default, fewer for
- * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history (curl into /dev/null)
- * against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a header), and of the
- * export's own statement under its session settings (BENCH_HISTORY_EXPORT_ROUNDS alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
+ * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
+ * (curl into /dev/null) against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a
+ * header), and of the export's own statement under its session settings (BENCH_HISTORY_EXPORT_ROUNDS
+ * alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
  * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
@@ -300,7 +301,6 @@ const median = (values: number[]) => percentile(values, 50);
 /** The settings of the export's COPY (RowStreams.copyOut), for psql running the export's own statement. */
 const EXPORT_SESSION = '-c timezone=UTC -c datestyle=ISO,YMD';
 
-/** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
 /**
  * A download read by curl into /dev/null, as psql reads the COPYs it is set against (timeCopy): the bench's own
  * fetch read a 1.25 GB export at about half the speed the web process sent it on a slow machine, so it timed
@@ -319,6 +319,7 @@ async function timeDownload(url: string, auth: string): Promise<{ ms: number; by
   return { ms: performance.now() - start, bytes };
 }
 
+/** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
 async function timeCopy(databaseUrl: string, copy: string, options = ''): Promise<number> {
   const start = performance.now();
   await new Promise<void>((resolve, reject) =>
