@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { createDatabases } from '../create-databases.js';
 import { issueToken } from '../../domain/users/tokens.js';
@@ -34,8 +35,8 @@ import {
  * the unpaged whole-reason read), a cursor walk, the CSV export of one supplier and of the whole history
  * (curl into /dev/null) against `COPY ... TO STDOUT` (psql into /dev/null) of the same rows, as stored (with a
  * header), and of the export's own statement under its session settings (BENCH_HISTORY_EXPORT_ROUNDS
- * alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s, worker peak RSS,
- * whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
+ * alternating rounds, 3 by default, medians) with the web process's RSS growth, the report rebuild (entries/s,
+ * worker peak RSS, whether its progress only rose) and three analytics reads. BENCH_HISTORY_PARTS (default
  * `reads,exports,rebuild`) runs only some of them.
  */
 export async function benchHistory(): Promise<void> {
@@ -298,8 +299,21 @@ function copyOfExportRows(filters: { supplierId?: string }): string {
 
 const median = (values: number[]) => percentile(values, 50);
 
+const execFileAsync = promisify(execFile);
+
 /** The settings of the export's COPY (RowStreams.copyOut), for psql running the export's own statement. */
 const EXPORT_SESSION = '-c timezone=UTC -c datestyle=ISO,YMD';
+
+/** `file` run with `args` to its end: how long it took and what it printed (a few bytes at most). */
+async function timedCommand(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ ms: number; stdout: string }> {
+  const start = performance.now();
+  const { stdout } = await execFileAsync(file, args, { env, maxBuffer: 1024 });
+  return { ms: performance.now() - start, stdout };
+}
 
 /**
  * A download read by curl into /dev/null, as psql reads the COPYs it is set against (timeCopy): the bench's own
@@ -307,30 +321,28 @@ const EXPORT_SESSION = '-c timezone=UTC -c datestyle=ISO,YMD';
  * itself more than the server.
  */
 async function timeDownload(url: string, auth: string): Promise<{ ms: number; bytes: number }> {
-  const start = performance.now();
-  const bytes = await new Promise<number>((resolve, reject) =>
-    execFile(
-      'curl',
-      ['-sSf', '-o', '/dev/null', '-H', `Authorization: ${auth}`, '-w', '%{size_download}', url],
-      { maxBuffer: 1024 },
-      (error: Error | null, stdout: string) => (error ? reject(error) : resolve(Number(stdout))),
-    ),
-  );
-  return { ms: performance.now() - start, bytes };
+  const { ms, stdout } = await timedCommand('curl', [
+    '-sSf',
+    '-o',
+    '/dev/null',
+    '-H',
+    `Authorization: ${auth}`,
+    '-w',
+    '%{size_download}',
+    url,
+  ]);
+  return { ms, bytes: Number(stdout) };
 }
 
 /** Time of psql running `copy ... to stdout` into /dev/null (the database's own speed for the same rows). */
 async function timeCopy(databaseUrl: string, copy: string, options = ''): Promise<number> {
-  const start = performance.now();
-  await new Promise<void>((resolve, reject) =>
-    execFile(
-      'sh',
-      ['-c', `psql "$URL" -qAtc "$SQL" > /dev/null`],
-      { env: { ...process.env, URL: databaseUrl, SQL: copy, PGOPTIONS: options }, maxBuffer: 1024 },
-      (error: Error | null) => (error ? reject(error) : resolve()),
-    ),
-  );
-  return performance.now() - start;
+  const { ms } = await timedCommand('sh', ['-c', `psql "$URL" -qAtc "$SQL" > /dev/null`], {
+    ...process.env,
+    URL: databaseUrl,
+    SQL: copy,
+    PGOPTIONS: options,
+  });
+  return ms;
 }
 
 async function itemIdOf(db: pg.Pool, name: string): Promise<string> {
