@@ -13,6 +13,7 @@ import {
   type StagedValues,
 } from './import-kind.js';
 import { itemChangeInsert } from '../inventory/item-change.js';
+import { timeOrderedUuidSql } from './time-ordered-ids.js';
 import { createItemBody } from '../inventory/inventory.schemas.js';
 
 const COLUMNS = [
@@ -84,7 +85,7 @@ const FIELDS_DIFFER = `(x.name <> i.name or coalesce(x.sku, i.sku) is distinct f
 
 /**
  * Each row resolved as the row-by-row import did: its item by sku when it has one (and it matches), else by
- * name; its supplier by name; a new item its id, drawn at random, the ids handed out in the order of the names
+ * name; its supplier by name; a new item its id, a version 7 UUID whose counter follows the order of the names
  * (see INSERT_SQL). Then the first problem of each row, in the API's order: a name, sku or item the
  * file named before, the supplier (unknown without createSuppliers; required for a new item), then a rename
  * onto another item's name.
@@ -100,10 +101,11 @@ with resolved as (
     left join supplier sup on lower(sup.name) = lower(r.supplier_name)
 ), fresh as (
   select line, row_number() over (order by lower(name), line) as n from resolved where target is null
-), ids as (
-  select row_number() over (order by id) as n, id from (select gen_random_uuid() as id from fresh) g
+), clock as (
+  select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms
 )
-select resolved.*, ids.id as new_id from resolved left join fresh using (line) left join ids using (n)`;
+select resolved.*, ${timeOrderedUuidSql('clock.ms', 'fresh.n')} as new_id
+  from resolved left join fresh using (line) cross join clock`;
 
 const UNKNOWN_SUPPLIER = 'x.supplier_name is not null and x.supplier_id is null and not $1::boolean';
 const NO_SUPPLIER = 'x.supplier_name is null and x.target is null';
@@ -179,10 +181,10 @@ with old as (
 select (select count(*) from changed)::int as updated, (select count(*) from e)::int as events`;
 
 /**
- * New items and an INITIAL_STOCK event for each with stock. Their ids were drawn with the plan (outside the
- * transaction) in the order of their names, and they are inserted in id order: the primary key, the name index
- * and the change records' indexes then each fill their pages one after the other instead of touching a page at
- * random per row, which for a large file costs more pages than PostgreSQL's buffers hold.
+ * New items and an INITIAL_STOCK event for each with stock. Their ids were made with the plan (outside the
+ * transaction), time-ordered and in the order of their names (timeOrderedUuidSql), and they are inserted in id
+ * order: the primary key and the change records' index by item then append at their right-hand ends, and the
+ * name index fills its pages one after the other, instead of each touching a page at random per row.
  */
 const INSERT_SQL = `
 with c as (

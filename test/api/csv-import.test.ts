@@ -149,6 +149,27 @@ describe('CSV import of inventory items (POST /api/inventory/import, a BullMQ jo
     expect((await historyOf(created.id)).map(h => h.reason)).to.deep.equal(['INITIAL_STOCK']);
   });
 
+  it('When new items are imported, then their ids are version 7 UUIDs of the import time, in the order of their names', async () => {
+    const tag = uid();
+    const names = ['Walnut', 'apple', 'Mango', 'banana'].map(n => `${n} ${tag}`);
+    const file = csvFile(
+      HEADER,
+      names.map(name => [name, '', 1, '1.00', supplier.name, 0]),
+    );
+    const before = Date.now();
+    const done = await runImport(api(), admin.auth, '/api/inventory/import', file, 'dryRun=false');
+    expect(done.report).to.deep.include({ created: 4, applied: true });
+    const created = await itemsNamed(tag);
+    expect(created).to.have.length(4);
+    for (const { id } of created) {
+      expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+      expect(ms).to.be.within(before - 1000, Date.now());
+    }
+    const byId = [...created].sort((a, b) => (a.id < b.id ? -1 : 1)).map(i => i.name);
+    expect(byId).to.deep.equal([...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+  });
+
   it('When 10 rows are bad in 10 different ways, then each is reported with its line and column in the request language, and nothing is applied', async () => {
     const a = await newItem(api(), admin.auth, supplier.id, { sku: `A-${uid()}` });
     const b = await newItem(api(), admin.auth, supplier.id, { sku: `B-${uid()}` });
