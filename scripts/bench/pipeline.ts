@@ -473,7 +473,7 @@ async function weightFeeders(pool: pg.Pool, children: BenchProcess[]): Promise<(
  * Whether more worker processes add capacity where there are cores for them. On this machine's two cores one
  * uncapped process already fills them with its consumers' backends, so each worker process gets a cgroup of its
  * own capped at SCALING_CORES of one core: then the workers, not PostgreSQL or the cores, limit the drain, as on
- * a machine with a core per process. For each count of SCALING_PROCESSES (in BENCH_SCALING_ROUNDS rounds, 1):
+ * a machine with a core per process. For each count of SCALING_PROCESSES (in BENCH_SCALING_ROUNDS alternating rounds, 3; a figure is the median of its rounds):
  * the processes are started, capped, warmed up on a backlog of BENCH_SCALING_WARM_UP_SECONDS (8) of writes per
  * process (the processes share it: each gets the warm-up one process gets, its JIT and heap as far along) and
  * stopped; then a backlog of at least 30 full batches per process and consumer at the largest count (and at
@@ -513,7 +513,7 @@ async function scalingRounds(
     30 * CONSUMER_BATCH * Math.max(...SCALING_PROCESSES),
   );
   const warmUpSeconds = Number(process.env.BENCH_SCALING_WARM_UP_SECONDS ?? 8);
-  const rounds = Number(process.env.BENCH_SCALING_ROUNDS ?? 1);
+  const rounds = Number(process.env.BENCH_SCALING_ROUNDS ?? 3);
   console.log(
     `
 === scaling: worker processes each in a cgroup of its own capped at ${SCALING_CORES} core; backlogs of ` +
