@@ -207,8 +207,8 @@ async function benchEventPipeline(): Promise<void> {
     }
     // 1-3: rounds of a backlog at full speed drained by one worker process (started before, stopped while the
     // backlog is written) and a fresh backlog drained by two, in alternating order; medians over the rounds. An
-    // even number of rounds by default: with three, two rounds drained with two processes second (their ratios
-    // 0.83 and 0.93 in one run, 1.00 in the round that drained with two first).
+    // even number of rounds by default, so that each order counts as often: with three, two of them drained with
+    // two processes second, the position that meets the first drain's leftovers (docs/performance.md).
     const rounds = Number(process.env.BENCH_DRAIN_ROUNDS ?? 4);
     const ones: Awaited<ReturnType<typeof backlogDrain>>[] = [];
     const twos: typeof ones = [];
