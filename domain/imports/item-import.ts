@@ -264,7 +264,11 @@ export const ITEM_IMPORT: ImportKind = {
     const [lock] = await sql<{ expected: number; locked: number }>(LOCK_SQL);
     // An item of the plan was deleted since the validation: validate again.
     if (lock.locked !== lock.expected) throw new ImportConflict('an item of the import is gone');
-    const [updated] = await sql<{ updated: number; events: number }>(UPDATE_SQL, [user, correlationId]);
+    // A file of new items only has nothing to update: no pass over the plan and the items for it.
+    const [updated] =
+      lock.expected === 0
+        ? [{ updated: 0, events: 0 }]
+        : await sql<{ updated: number; events: number }>(UPDATE_SQL, [user, correlationId]);
     const [created] = await sql<{ created: number; events: number }>(INSERT_SQL, [user, correlationId]);
     return {
       created: created.created,
