@@ -142,3 +142,23 @@ select (select count(*) from import_plan where target is not null)::int as expec
        (select count(*) from (select t.id from ${table} t
                                where t.id in (select target from import_plan where target is not null)
                                order by t.id for update) l)::int as locked`;
+
+/**
+ * The plan's known rows: locked in id order (`lockSql`, a lockTargetsSql), then written by `updateSql` with
+ * `params` (a statement answering `updated` and `events`). A plan of new rows only has nothing to update, so no
+ * pass over the plan and the table is made for it. Throws ImportConflict (`gone`) when a target was deleted
+ * since the validation.
+ */
+export async function updateTargets(
+  sql: SqlRun,
+  lockSql: string,
+  updateSql: string,
+  params: unknown[],
+  gone: string,
+): Promise<{ expected: number; updated: number; events: number }> {
+  const [lock] = await sql<{ expected: number; locked: number }>(lockSql);
+  if (lock.locked !== lock.expected) throw new ImportConflict(gone);
+  if (lock.expected === 0) return { expected: 0, updated: 0, events: 0 };
+  const [written] = await sql<{ updated: number; events: number }>(updateSql, params);
+  return { expected: lock.expected, ...written };
+}

@@ -3,7 +3,6 @@ import { createSupplierBody } from '../suppliers/suppliers.schemas.js';
 import {
   checkFields,
   countPlanSql,
-  ImportConflict,
   lockTargetsSql,
   markDuplicates,
   nulProblems,
@@ -11,6 +10,7 @@ import {
   toCounts,
   type ImportKind,
   type StagedValues,
+  updateTargets,
 } from './import-kind.js';
 import { itemChangeInsert } from '../inventory/item-change.js';
 import { timeOrderedUuidSql } from './time-ordered-ids.js';
@@ -261,19 +261,18 @@ export const ITEM_IMPORT: ImportKind = {
   async apply(sql, options) {
     const { user, correlationId } = options.write;
     await sql(CREATE_SUPPLIERS_SQL, [user]);
-    const [lock] = await sql<{ expected: number; locked: number }>(LOCK_SQL);
-    // An item of the plan was deleted since the validation: validate again.
-    if (lock.locked !== lock.expected) throw new ImportConflict('an item of the import is gone');
-    // A file of new items only has nothing to update: no pass over the plan and the items for it.
-    const [updated] =
-      lock.expected === 0
-        ? [{ updated: 0, events: 0 }]
-        : await sql<{ updated: number; events: number }>(UPDATE_SQL, [user, correlationId]);
+    const updated = await updateTargets(
+      sql,
+      LOCK_SQL,
+      UPDATE_SQL,
+      [user, correlationId],
+      'an item of the import is gone',
+    );
     const [created] = await sql<{ created: number; events: number }>(INSERT_SQL, [user, correlationId]);
     return {
       created: created.created,
       updated: updated.updated,
-      unchanged: lock.expected - updated.updated,
+      unchanged: updated.expected - updated.updated,
       events: created.events + updated.events,
     };
   },

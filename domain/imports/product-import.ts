@@ -3,13 +3,13 @@ import { isoSql } from '../shared/sql.js';
 import {
   checkFields,
   countPlanSql,
-  ImportConflict,
   lockTargetsSql,
   markDuplicates,
   nulProblems,
   rejectionsSql,
   toCounts,
   type ImportKind,
+  updateTargets,
 } from './import-kind.js';
 import { createProductBody } from '../catalog/catalog.schemas.js';
 import { PRODUCT_QUANTITY_CHANGED, type ProductQuantityChangedPayload } from '../catalog/product-events.js';
@@ -146,15 +146,19 @@ export const PRODUCT_IMPORT: ImportKind = {
     return toCounts((await sql(COUNT_SQL))[0]);
   },
   async apply(sql, options) {
-    const [lock] = await sql<{ expected: number; locked: number }>(LOCK_SQL);
-    if (lock.locked !== lock.expected) throw new ImportConflict('a product of the import is gone');
-    const [updated] = await sql<{ updated: number; events: number }>(UPDATE_SQL, [options.write.user]);
+    const updated = await updateTargets(
+      sql,
+      LOCK_SQL,
+      UPDATE_SQL,
+      [options.write.user],
+      'a product of the import is gone',
+    );
     const inserted = await sql('select count(*)::int as created from import_plan where target is null');
     await sql(INSERT_SQL);
     return {
       created: Number(inserted[0].created),
       updated: updated.updated,
-      unchanged: lock.expected - updated.updated,
+      unchanged: updated.expected - updated.updated,
       events: updated.events,
     };
   },

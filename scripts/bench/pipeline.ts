@@ -481,8 +481,8 @@ async function weightFeeders(pool: pg.Pool, children: BenchProcess[]): Promise<(
  * capped, warmed up on a backlog of BENCH_SCALING_WARM_UP_SECONDS (8) of writes per process (the processes share
  * it: each gets the warm-up one process gets, its JIT and heap as far along) and stopped; then a backlog of at
  * least 30 full batches per process and consumer at the largest count (and at least BENCH_SCALING_EVENTS,
- * 100,000) is written and drained. A consumer's rate is taken over the 10-90 % of its
- * markers: the processes' start on the backlog and its last partitions' tail are not what scales.
+ * 100,000) is written and drained. A consumer's rate is taken over the 10-90 % of its markers: the processes'
+ * start on the backlog and its last partitions' tail are not what scales.
  */
 async function scalingRun(
   pool: pg.Pool,
