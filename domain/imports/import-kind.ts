@@ -145,9 +145,9 @@ select (select count(*) from import_plan where target is not null)::int as expec
 
 /**
  * The plan's known rows: locked in id order (`lockSql`, a lockTargetsSql), then written by `updateSql` with
- * `params` (a statement answering `updated` and `events`). A plan of new rows only has nothing to update, so no
- * pass over the plan and the table is made for it. Throws ImportConflict (`gone`) when a target was deleted
- * since the validation.
+ * `params` (a statement answering `updated` and `events`); the known rows it left as they were are `unchanged`.
+ * A plan of new rows only has nothing to update, so no pass over the plan and the table is made for it. Throws
+ * ImportConflict (`gone`) when a target was deleted since the validation.
  */
 export async function updateTargets(
   sql: SqlRun,
@@ -155,10 +155,10 @@ export async function updateTargets(
   updateSql: string,
   params: unknown[],
   gone: string,
-): Promise<{ expected: number; updated: number; events: number }> {
+): Promise<{ updated: number; unchanged: number; events: number }> {
   const [lock] = await sql<{ expected: number; locked: number }>(lockSql);
   if (lock.locked !== lock.expected) throw new ImportConflict(gone);
-  if (lock.expected === 0) return { expected: 0, updated: 0, events: 0 };
+  if (lock.expected === 0) return { updated: 0, unchanged: 0, events: 0 };
   const [written] = await sql<{ updated: number; events: number }>(updateSql, params);
-  return { expected: lock.expected, ...written };
+  return { ...written, unchanged: lock.expected - written.updated };
 }

@@ -272,7 +272,7 @@ export const ITEM_IMPORT: ImportKind = {
     return {
       created: created.created,
       updated: updated.updated,
-      unchanged: updated.expected - updated.updated,
+      unchanged: updated.unchanged,
       events: created.events + updated.events,
     };
   },

@@ -158,7 +158,7 @@ export const PRODUCT_IMPORT: ImportKind = {
     return {
       created: Number(inserted[0].created),
       updated: updated.updated,
-      unchanged: updated.expected - updated.updated,
+      unchanged: updated.unchanged,
       events: updated.events,
     };
   },
