@@ -55,7 +55,8 @@ import {
  * the lag part at n writes/s; BENCH_LAG_AB=NAME=a,b runs only the paced lag (at BENCH_LAG_RATE, default 900),
  * alternately with the worker's environment variable NAME set to a and to b, BENCH_AB_ROUNDS times (an A/B in
  * one run: the machine's absolute figures swing ~30% between runs); BENCH_AB_WINDOWS paced windows per arm (1); BENCH_DRAIN_AB=NAME=a,b does the same with
- * the drain part (a backlog written in BENCH_WRITE_SECONDS, then one worker process). The lag-only runs
+ * the drain part (a backlog written in BENCH_WRITE_SECONDS, then BENCH_AB_PROCESSES worker processes, 1; with 2,
+ * an A/B of the two-process drain, e.g. of two builds with BENCH_WORKER_DIR). The lag-only runs
  * (BENCH_LAG_RATE, BENCH_LAG_AB) first write and drain one backlog (prefill), as the full run's drains do before
  * its lag phases. BENCH_WORKER_NODE_OPTIONS is added to the worker processes' NODE_OPTIONS (e.g. an `--import`
  * of a module that watches garbage collection; V8 flags there do not override the Procfile line's own);
@@ -189,7 +190,7 @@ async function benchEventPipeline(): Promise<void> {
             await lagRun(pool, write, Number(process.env.BENCH_LAG_RATE ?? 900), abEnv, children, AB_WINDOWS);
             continue;
           }
-          await backlogDrain(1, abEnv, 'max write rate');
+          await backlogDrain(AB_PROCESSES, abEnv, 'max write rate');
         }
       await web.stop();
       return;
@@ -292,6 +293,9 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
  * above the later windows' (docs/performance.md, "The lag tail").
  */
 const LAG_WARM_UP_SECONDS = Number(process.env.BENCH_LAG_WARM_UP_SECONDS ?? 20);
+
+/** Worker processes per drain of BENCH_DRAIN_AB (BENCH_AB_PROCESSES, 1). */
+const AB_PROCESSES = Number(process.env.BENCH_AB_PROCESSES ?? 1);
 
 /** Paced lag windows per arm and round of BENCH_LAG_AB (BENCH_AB_WINDOWS, 1); each arm starts a new worker process. */
 const AB_WINDOWS = Number(process.env.BENCH_AB_WINDOWS ?? 1);
