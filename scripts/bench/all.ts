@@ -12,6 +12,7 @@ import { benchInventory } from './inventory.js';
 import { benchAnalytics } from './analytics.js';
 import { benchEventPipeline } from './pipeline.js';
 import { benchCsv } from './csv.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 const BENCH_DB = 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
 
@@ -56,6 +57,7 @@ async function benchPipeline(): Promise<void> {
 }
 
 await runScript(async () => {
+  holdMachineForBench();
   await benchPipeline();
   await benchInventory();
   // The outbox consumers: drain rate with one and two worker processes, lag at half the max write rate.

@@ -23,6 +23,7 @@ import {
   stopOnInterrupt,
 } from './processes.js';
 import { runScript } from '../run-script.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * CSV and streamed-list bench (figures, not assertions), against a web process and a worker process of
@@ -284,6 +285,7 @@ async function benchImports(base: string, auth: string, worker: BenchProcess) {
 }
 
 export async function benchCsv(): Promise<void> {
+  holdMachineForBench();
   const logDir = mkdtempSync(path.join(tmpdir(), 'stockroom-bench-csv-'));
   const log = (name: string) => path.join(logDir, `${name}.log`);
   const port = await freePort();

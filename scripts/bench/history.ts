@@ -22,6 +22,7 @@ import {
   freePort,
   procfileEnv,
 } from './processes.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * History benchmark (figures, never assertions), on BENCH_DATABASE_URL (default stockroom_bench_history;
@@ -40,6 +41,7 @@ import {
  * `reads,exports,rebuild`) runs only some of them.
  */
 export async function benchHistory(): Promise<void> {
+  holdMachineForBench();
   const databaseUrl =
     process.env.BENCH_DATABASE_URL ??
     `postgres://postgres@127.0.0.1:5432/stockroom_bench_history${process.env.BENCH_HISTORY_SHAPE === 'daily' ? '_daily' : ''}`;

@@ -24,6 +24,7 @@ import {
   procfileEnv,
   stopOnInterrupt,
 } from './processes.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * Inventory benchmark (figures, never assertions), on BENCH_DATABASE_URL. Every party runs in its own process:
@@ -42,6 +43,7 @@ import {
  * BENCH_ONLY=replica runs it alone.
  */
 export async function benchInventory(): Promise<void> {
+  holdMachineForBench();
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const seconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10));
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));

@@ -12,6 +12,7 @@ import { itemAsOf } from '../../domain/inventory/item-as-of.js';
 import { inventoryValueAsOf } from '../../domain/inventory/inventory-value-as-of.js';
 import { benchDatabaseUrl, printTable, ratio, resetBenchDatabase } from './support.js';
 import type { SqlRun } from '../../domain/shared/native-transaction.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * Ledger benchmark (figures, never assertions): the integrity check's rate (entries/s) and the RSS of the
@@ -139,6 +140,7 @@ const onSchema = async (url: string, schema: string) => {
 const ROUNDS = 5;
 
 export async function benchLedger(): Promise<void> {
+  holdMachineForBench();
   const sizes = (process.env.LEDGER_BENCH_SIZES ?? '100000,10000000').split(',').map(Number);
   await createDatabases(benchUrl());
   const client = new pg.Client({ connectionString: benchUrl() });

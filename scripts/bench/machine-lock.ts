@@ -12,8 +12,10 @@ let held = false;
  * Takes this machine for the running benchmark, or throws when another process bench has it: two benches at
  * once share the two cores, and each one's figures (ratios too: the rounds of one side meet the other's load
  * and not the other side's) then say nothing. A bench whose process has died leaves the file behind; the next
- * one finds its pid gone and takes the machine. Called when a bench starts its first process; held until it
- * exits. BENCH_SHARED_MACHINE=1 skips it (a bench run on purpose beside another load).
+ * one finds its pid gone and takes the machine. Each bench calls it first, before it touches its database (a
+ * second bench used to find the machine taken only when it started its first process, after it had dropped the
+ * first one's schema), and again when it starts a process; held until it exits. BENCH_SHARED_MACHINE=1 skips it
+ * (a bench run on purpose beside another load).
  */
 export function holdMachineForBench(): void {
   if (held || process.env.BENCH_SHARED_MACHINE === '1') return;

@@ -26,6 +26,7 @@ import {
   type BenchProcess,
   stopOnInterrupt,
 } from './processes.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * The event pipeline benchmark (figures, never assertions). Every server runs in its own process as the
@@ -76,6 +77,7 @@ interface WriteResult {
 type Write = (rate?: number, seconds?: number, paced?: boolean) => Promise<WriteResult>;
 
 async function benchEventPipeline(): Promise<void> {
+  holdMachineForBench();
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/stockroom_bench';
   const writeSeconds = Number(process.env.BENCH_WRITE_SECONDS ?? 15);
   await createDatabases(databaseUrl);

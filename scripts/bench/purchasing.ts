@@ -7,6 +7,7 @@ import { createPurchaseOrder } from '../../domain/purchasing/create-purchase-ord
 import { placePurchaseOrder } from '../../domain/purchasing/place-purchase-order.js';
 import { receiveGoods } from '../../domain/purchasing/receive-goods.js';
 import { benchDatabaseUrl, printTable, resetBenchDatabase } from './support.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * `npm run bench:purchasing`: the receipt of a 100-line order (the use case in its one transaction: order
@@ -18,6 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const url = process.env.BENCH_DATABASE_URL ?? benchDatabaseUrl('stockroom_bench_purchasing');
 
 async function main(): Promise<void> {
+  holdMachineForBench();
   await createDatabases(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();

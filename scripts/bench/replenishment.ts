@@ -1,6 +1,7 @@
 import { backtest } from './replenishment-backtest.js';
 import { printTable } from './support.js';
 import { scaleBench } from './replenishment-scale.js';
+import { holdMachineForBench } from './machine-lock.js';
 
 /**
  * `npm run bench:replenishment`: the backtest of Stockroom's replenishment policy (the contract's formulas,
@@ -8,6 +9,7 @@ import { scaleBench } from './replenishment-scale.js';
  * never assertions; the same seed draws the same demand every run. Then the replenishment run and the suggestions at REPLENISHMENT_BENCH_ITEMS
  * items (default 100000; 0 skips them), scripts/bench/replenishment-scale.ts.
  */
+holdMachineForBench();
 const started = Date.now();
 const scores = backtest(Number(process.env.REPLENISHMENT_BENCH_SEED ?? 41));
 printTable(
